@@ -1,0 +1,105 @@
+//! [`Error`] and [`ErrorKind`]: why an insertion failed.
+
+use core::fmt;
+
+/// What kind of failure an [`Error`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The table already holds as many strings as it may: either
+    /// [`Limits::max_strings`](crate::Limits::max_strings) or the 2^32 ids a
+    /// `u32` can number.
+    IdsExhausted,
+    /// Storing the string would take the table's heap footprint past
+    /// [`Limits::max_bytes`](crate::Limits::max_bytes).
+    MemoryLimit,
+    /// The global allocator refused an allocation.
+    AllocFailed,
+    /// The string does not fit the arena's address space: the arena can
+    /// hold about 4 GiB of strings (see [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES)).
+    CapacityOverflow,
+}
+
+/// The error returned when a string cannot be added to a table.
+///
+/// After an error the table is exactly as it was: every id it gave out
+/// still resolves to its string, and the failed string was not added.
+///
+/// # Examples
+///
+/// ```
+/// use strtab::{ErrorKind, Limits, StringTable};
+///
+/// let mut table = StringTable::with_limits(Limits::new().max_strings(2));
+/// table.try_intern("a")?;
+/// let err = table.try_intern("b").unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::IdsExhausted);
+/// assert_eq!(err.to_string(), "string table is full: it holds 2 strings, the most its limits allow");
+/// # Ok::<(), strtab::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    /// Bytes requested, or the string count for `IdsExhausted`.
+    requested: usize,
+    /// The limit in force, where there is one.
+    limit: usize,
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind, requested: usize) -> Error {
+        Error {
+            kind,
+            requested,
+            limit: 0,
+        }
+    }
+
+    pub(crate) fn with_limit(mut self, limit: usize) -> Error {
+        self.limit = limit;
+        self
+    }
+
+    /// What went wrong.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use strtab::{ErrorKind, Limits, StringTable};
+    ///
+    /// let mut table = StringTable::with_limits(Limits::new().max_bytes(4096));
+    /// let err = table.try_intern(&"x".repeat(10_000)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::MemoryLimit);
+    /// ```
+    #[must_use]
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            ErrorKind::IdsExhausted => write!(
+                f,
+                "string table is full: it holds {} strings, the most its limits allow",
+                self.requested
+            ),
+            ErrorKind::MemoryLimit => write!(
+                f,
+                "string table memory limit reached: growing by {} bytes would exceed the limit of {} bytes",
+                self.requested, self.limit
+            ),
+            ErrorKind::AllocFailed => {
+                write!(f, "string table could not allocate {} bytes", self.requested)
+            }
+            ErrorKind::CapacityOverflow => write!(
+                f,
+                "string table arena is full: {} more bytes do not fit its 4 GiB address space",
+                self.requested
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,84 @@
+//! [`Iter`]: strings in id order.
+
+use core::iter::FusedIterator;
+
+use crate::store::Store;
+
+/// The strings of a table in id order, `""` first. Made by
+/// [`StringTable::iter`](crate::StringTable::iter) and
+/// [`Resolver::iter`](crate::Resolver::iter).
+///
+/// # Examples
+///
+/// ```
+/// let mut table = strtab::StringTable::new();
+/// table.intern("a");
+/// let mut iter = table.iter();
+/// assert_eq!(iter.len(), 2);
+/// assert_eq!(iter.next(), Some(""));
+/// assert_eq!(iter.next_back(), Some("a"));
+/// assert_eq!(iter.next(), None);
+/// ```
+#[derive(Clone)]
+pub struct Iter<'a> {
+    store: &'a Store,
+    front: usize,
+    back: usize,
+}
+
+impl<'a> Iter<'a> {
+    pub(crate) fn new(store: &'a Store) -> Iter<'a> {
+        Iter {
+            store,
+            front: 0,
+            back: store.len(),
+        }
+    }
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a str;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a str> {
+        if self.front == self.back {
+            return None;
+        }
+        let s = self.store.str_at(self.front);
+        self.front += 1;
+        Some(s)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<&'a str> {
+        self.front = self.front.saturating_add(n).min(self.back);
+        self.next()
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        Some(self.store.str_at(self.back))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+impl FusedIterator for Iter<'_> {}
+
+impl core::fmt::Debug for Iter<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Iter").field("remaining", &(self.back - self.front)).finish()
+    }
+}

@@ -1,0 +1,127 @@
+//! An arena-backed string table for profilers.
+//!
+//! A profiler sees the same function names, file paths and label values
+//! millions of times. [`StringTable`] stores each unique string once, in a
+//! [`bumpalo`] arena, and hands out a dense [`StringId`]: ids count up from 0
+//! in insertion order, and id 0 is always `""`. That is exactly the shape of
+//! a pprof profile's `string_table`, so an encoder writes the table's
+//! strings in id order and uses the ids as indices.
+//!
+//! # Quick start
+//!
+//! ```
+//! use strtab::{StringId, StringTable};
+//!
+//! let mut table = StringTable::new();
+//! let func = table.intern("tokio::runtime::task::harness::poll");
+//! let file = table.intern("src/runtime/task/harness.rs");
+//! assert_eq!(table.intern("tokio::runtime::task::harness::poll"), func);
+//!
+//! assert_eq!(table.get("src/runtime/task/harness.rs"), Some(file));
+//! assert_eq!(&table[func], "tokio::runtime::task::harness::poll");
+//!
+//! // Encode: the strings in id order, "" first.
+//! let strings: Vec<&str> = table.iter().collect();
+//! assert_eq!(strings, ["", "tokio::runtime::task::harness::poll", "src/runtime/task/harness.rs"]);
+//! assert_eq!(strings[func.index()], "tokio::runtime::task::harness::poll");
+//! # let _ = StringId::EMPTY;
+//! ```
+//!
+//! A profiler interns while it samples, encodes the table in id order when
+//! it exports a profile (optionally after [`StringTable::into_resolver`],
+//! which drops the hash table first), then drops the table, or
+//! [`clear`](StringTable::clear)s it to reuse its memory for the next
+//! profile.
+//!
+//! # Memory model
+//!
+//! - **One arena.** String bytes live in arena chunks, back to back; no
+//!   string gets its own heap allocation, and dropping the table returns
+//!   whole chunks to the allocator (chunks of 128 KiB and more are
+//!   `mmap`ed by glibc and go straight back to the OS).
+//! - **Page-tuned chunks.** The first chunk holds [`FIRST_CHUNK_CAPACITY`]
+//!   bytes: 16 KiB (four pages) minus bumpalo's 48-byte chunk footer and
+//!   the allocator's 16-byte header, so the whole allocation is exactly
+//!   four pages. Chunks double, staying page-sized, up to
+//!   [`MAX_CHUNK_CAPACITY`] (256 KiB including overhead) and then stay
+//!   there, so the unused tail of the last chunk is small. A string larger
+//!   than 64 KiB that does not fit the current chunk gets a chunk of its
+//!   own, sized to it.
+//! - **Nothing is freed per string.** Strings live until the table is
+//!   dropped or cleared.
+//! - **Eight bytes per id.** The id index stores, for each id, a cached
+//!   32-bit hash and a packed 32-bit arena location (block and end offset),
+//!   not a 16-byte `&str`. It starts at one page ([`INITIAL_INDEX_CAPACITY`]
+//!   entries) and grows by 1.5x, rounded to whole pages.
+//! - **An ids-only hash table.** A `hashbrown` [`HashTable<u32>`] holds
+//!   ids; a string's bytes are stored once, in the arena. Because each id
+//!   caches its hash, growing the hash table never reads a string. It starts
+//!   at [`INITIAL_TABLE_CAPACITY`] entries, the largest that fits one page.
+//! - [`StringTable::memory_usage`] counts all of it, and [`Limits`] caps it.
+//!
+//! [`HashTable<u32>`]: hashbrown::HashTable
+//!
+//! # Operations and their cost
+//!
+//! | operation | cost |
+//! |---|---|
+//! | [`intern`](StringTable::intern) / [`try_intern`](StringTable::try_intern), hit | hash the string, one probe, compare bytes with one candidate (almost always) |
+//! | `intern`, miss | the above, plus a copy into the arena; amortised O(1) growth that never re-hashes strings |
+//! | [`get`](StringTable::get) | as a hit; never inserts |
+//! | [`resolve`](StringTable::resolve), `table[id]` | O(1): two adjacent index reads, no hashing |
+//! | [`iter`](StringTable::iter) | O(1) per string, in id order |
+//! | [`memory_usage`](StringTable::memory_usage), [`len`](StringTable::len) | O(1) |
+//! | [`clear`](StringTable::clear) | O(chunks + hash table buckets); keeps all memory |
+//! | [`into_resolver`](StringTable::into_resolver) | frees the hash table; O(1) otherwise |
+//!
+//! # Errors and limits
+//!
+//! [`try_intern`](StringTable::try_intern) returns an [`Error`] whose
+//! [`kind`](Error::kind) says which limit was hit or that an allocation
+//! failed; the table is unchanged afterwards. [`intern`](StringTable::intern)
+//! panics with the same message in the same cases, and only then.
+//!
+//! # Hashing
+//!
+//! The default hasher is hashbrown's `DefaultHashBuilder` (foldhash),
+//! randomly seeded per table, so strings from untrusted sources (HTTP
+//! labels, say) cannot be crafted to collide. Choose another with
+//! [`Builder::hasher`].
+//!
+//! # Minimum supported Rust version
+//!
+//! Rust 1.93 (edition 2024). Raising it is a minor-version change.
+//!
+//! # Unsafe code
+//!
+//! Four small `unsafe` blocks, all in the private arena module and all
+//! covered by Miri in CI: handing bumpalo's uninitialised chunk memory out
+//! as `MaybeUninit` bytes, reading back initialised bytes, and skipping
+//! UTF-8 re-validation of bytes copied from a `&str`. They are what lets the
+//! index store 4-byte locations instead of 16-byte `&str`s.
+
+#[allow(unsafe_code)]
+mod arena;
+mod error;
+mod id;
+mod iter;
+mod limits;
+pub mod pprof;
+mod resolver;
+mod store;
+mod table;
+
+pub use arena::{
+    CHUNK_FOOTER_SIZE, CHUNK_OVERHEAD, FIRST_CHUNK_CAPACITY, MALLOC_HEADER_SIZE, MAX_ARENA_BYTES,
+    MAX_CHUNK_CAPACITY, PAGE_SIZE,
+};
+pub use error::{Error, ErrorKind};
+pub use id::StringId;
+pub use iter::Iter;
+pub use limits::Limits;
+pub use resolver::Resolver;
+pub use table::{Builder, INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, StringTable};
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+struct ReadmeDoctests;

@@ -1,0 +1,117 @@
+//! [`Limits`]: caps on a table's size.
+
+/// Caps on how many strings a [`StringTable`](crate::StringTable) may hold
+/// and how many heap bytes it may use.
+///
+/// A profiler inside someone else's process must bound its footprint; with
+/// limits, [`try_intern`](crate::StringTable::try_intern) returns an error
+/// (naming the limit) instead of growing past them, and the table stays
+/// usable. The byte limit covers everything
+/// [`memory_usage`](crate::StringTable::memory_usage) counts: arena chunks
+/// with their metadata, the id index and the hash table.
+///
+/// # Examples
+///
+/// ```
+/// use strtab::{Limits, StringTable};
+///
+/// let limits = Limits::new().max_strings(100_000).max_bytes(8 << 20);
+/// let table = StringTable::with_limits(limits);
+/// assert!(table.memory_usage() <= 8 << 20);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Limits {
+    max_strings: usize,
+    max_bytes: usize,
+}
+
+/// Most strings a table can number: ids are `u32`.
+const ID_SPACE: usize = if usize::BITS > 32 { 1 << 32 } else { usize::MAX };
+
+impl Limits {
+    /// No limits beyond the 2^32 ids a `u32` can number.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let limits = strtab::Limits::new();
+    /// assert_eq!(limits.get_max_bytes(), usize::MAX);
+    /// ```
+    #[must_use]
+    pub const fn new() -> Limits {
+        Limits {
+            max_strings: ID_SPACE,
+            max_bytes: usize::MAX,
+        }
+    }
+
+    /// Caps the number of strings, the empty string included. Values below
+    /// 1 are raised to 1 (the empty string is always present); values above
+    /// 2^32 are lowered to it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let limits = strtab::Limits::new().max_strings(0);
+    /// assert_eq!(limits.get_max_strings(), 1);
+    /// ```
+    #[must_use]
+    pub const fn max_strings(mut self, max_strings: usize) -> Limits {
+        self.max_strings = if max_strings == 0 {
+            1
+        } else if max_strings > ID_SPACE {
+            ID_SPACE
+        } else {
+            max_strings
+        };
+        self
+    }
+
+    /// Caps the heap bytes the table may hold, as counted by
+    /// [`memory_usage`](crate::StringTable::memory_usage). A table built
+    /// with a cap smaller than its page-tuned first allocations starts
+    /// smaller; a cap below the empty table's few dozen bytes is raised to
+    /// that footprint.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let limits = strtab::Limits::new().max_bytes(1 << 20);
+    /// assert_eq!(limits.get_max_bytes(), 1 << 20);
+    /// ```
+    #[must_use]
+    pub const fn max_bytes(mut self, max_bytes: usize) -> Limits {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// The cap on the number of strings.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(strtab::Limits::new().max_strings(10).get_max_strings(), 10);
+    /// ```
+    #[must_use]
+    pub const fn get_max_strings(&self) -> usize {
+        self.max_strings
+    }
+
+    /// The cap on heap bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(strtab::Limits::new().max_bytes(10).get_max_bytes(), 10);
+    /// ```
+    #[must_use]
+    pub const fn get_max_bytes(&self) -> usize {
+        self.max_bytes
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits::new()
+    }
+}

@@ -1,0 +1,711 @@
+//! [`StringTable`]: the interner, and [`Builder`] to configure one.
+
+use core::fmt;
+use core::hash::BuildHasher;
+use core::ops::Index;
+
+use hashbrown::{DefaultHashBuilder, HashTable};
+
+use crate::arena::{Arena, FIRST_CHUNK_CAPACITY, MALLOC_HEADER_SIZE, PAGE_SIZE};
+use crate::error::{Error, ErrorKind};
+use crate::id::StringId;
+use crate::iter::Iter;
+use crate::limits::Limits;
+use crate::resolver::Resolver;
+use crate::store::{Entry, Store};
+
+/// Id-index entries in a new table: one 4 KiB page including the
+/// allocator's header (510 entries of 8 bytes on 64-bit targets).
+pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / size_of::<Entry>();
+
+/// Strings a new table's hash table holds before it first grows: 448, the
+/// capacity of 512 buckets (4-byte ids plus 1 control byte each, 2,576
+/// bytes), the largest hashbrown table that fits in one 4 KiB page.
+pub const INITIAL_TABLE_CAPACITY: usize = 448;
+
+/// The 32-bit hash a table caches for `s`: the high half of the 64-bit hash.
+#[inline]
+pub(crate) fn hash_str<S: BuildHasher>(build: &S, s: &str) -> u32 {
+    // Truncation intended: the high half keeps the bits hashbrown's
+    // control bytes use.
+    (build.hash_one(s) >> 32) as u32
+}
+
+/// The 64-bit hash handed to hashbrown for a cached 32-bit hash: both
+/// halves, so its top 7 bits (control byte) and low bits (bucket) are the
+/// same whether computed from the string or from the cache.
+#[inline]
+pub(crate) fn table_hash(hash: u32) -> u64 {
+    (u64::from(hash) << 32) | u64::from(hash)
+}
+
+/// The next id-index capacity: 1.5 times the current one, rounded so the
+/// allocation plus the allocator's header is a whole number of pages.
+fn next_index_capacity(cap: usize) -> usize {
+    let bytes = (cap + cap / 2 + 1).saturating_mul(size_of::<Entry>());
+    let bytes = (bytes.saturating_add(MALLOC_HEADER_SIZE)).next_multiple_of(PAGE_SIZE) - MALLOC_HEADER_SIZE;
+    bytes / size_of::<Entry>()
+}
+
+/// An upper bound on the bytes a full hashbrown table allocates when it
+/// grows: twice its buckets, each 4 bytes plus a control byte, plus a group
+/// of trailing control bytes and alignment.
+fn table_growth_bound(current_allocation: usize) -> usize {
+    current_allocation.saturating_mul(2).saturating_add(128)
+}
+
+/// A string interner for profilers: each unique string is stored once, in
+/// an arena, and gets a dense [`StringId`] in insertion order, with
+/// [`StringId::EMPTY`] (`""`) at 0.
+///
+/// See the [crate documentation](crate) for the memory model and the cost
+/// of each operation.
+///
+/// # Examples
+///
+/// ```
+/// use strtab::{StringId, StringTable};
+///
+/// let mut table = StringTable::new();
+/// let main = table.intern("main");
+/// let file = table.intern("src/main.rs");
+/// assert_eq!(table.intern("main"), main); // a hit: same id, nothing stored
+/// assert_eq!(&table[file], "src/main.rs");
+/// assert_eq!(table.iter().collect::<Vec<_>>(), ["", "main", "src/main.rs"]);
+/// ```
+pub struct StringTable<S = DefaultHashBuilder> {
+    store: Store,
+    /// Ids, keyed by the strings' cached hashes.
+    table: HashTable<u32>,
+    hasher: S,
+    limits: Limits,
+}
+
+// Profilers hand a finished table to an exporter thread.
+const _: () = {
+    const fn assert_send<T: Send>() {}
+    assert_send::<StringTable>();
+    assert_send::<Resolver>();
+};
+
+/// Configures a [`StringTable`]: capacity hints, [`Limits`] and the hasher.
+///
+/// # Examples
+///
+/// ```
+/// use strtab::{Limits, StringTable};
+///
+/// let table = StringTable::builder()
+///     .capacity(10_000, 512 * 1024)
+///     .limits(Limits::new().max_bytes(16 << 20))
+///     .build();
+/// assert_eq!(table.len(), 1);
+/// ```
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct Builder<S = DefaultHashBuilder> {
+    capacity: Option<(usize, usize)>,
+    limits: Limits,
+    hasher: S,
+}
+
+impl Builder {
+    fn new() -> Builder {
+        Builder {
+            capacity: None,
+            limits: Limits::new(),
+            hasher: DefaultHashBuilder::default(),
+        }
+    }
+}
+
+impl<S: BuildHasher> Builder<S> {
+    /// Pre-sizes the table for `strings` strings totalling `bytes` bytes,
+    /// so that filling it to that size allocates nothing more. Without it,
+    /// the table starts with page-tuned allocations (see the crate docs).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::builder().capacity(2, 64).build();
+    /// let before = table.memory_usage();
+    /// table.intern("a");
+    /// table.intern("b");
+    /// assert_eq!(table.memory_usage(), before);
+    /// ```
+    pub fn capacity(mut self, strings: usize, bytes: usize) -> Builder<S> {
+        self.capacity = Some((strings, bytes));
+        self
+    }
+
+    /// Sets the table's [`Limits`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::StringTable::builder().limits(strtab::Limits::new().max_strings(10)).build();
+    /// assert_eq!(table.limits().get_max_strings(), 10);
+    /// ```
+    pub fn limits(mut self, limits: Limits) -> Builder<S> {
+        self.limits = limits;
+        self
+    }
+
+    /// Uses `hasher` instead of the default (hashbrown's randomly seeded
+    /// foldhash). A fixed-seed hasher makes runs reproducible but lets
+    /// crafted input collide; keep a seeded one for untrusted strings.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::hash::{BuildHasherDefault, DefaultHasher};
+    ///
+    /// let mut table = strtab::StringTable::builder()
+    ///     .hasher(BuildHasherDefault::<DefaultHasher>::default())
+    ///     .build();
+    /// assert_eq!(table.intern("x").to_u32(), 1);
+    /// ```
+    pub fn hasher<T: BuildHasher>(self, hasher: T) -> Builder<T> {
+        Builder {
+            capacity: self.capacity,
+            limits: self.limits,
+            hasher,
+        }
+    }
+
+    /// Builds the table.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the initial allocations fail; [`Builder::try_build`]
+    /// returns the error instead.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::StringTable::builder().build();
+    /// assert_eq!(table.len(), 1);
+    /// ```
+    pub fn build(self) -> StringTable<S> {
+        match self.try_build() {
+            Ok(table) => table,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Builds the table, returning an error if the initial allocations fail.
+    ///
+    /// If the initial allocations would exceed the byte limit, the table
+    /// starts with none and grows on demand.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::AllocFailed`] if the allocator refuses, or
+    /// [`ErrorKind::CapacityOverflow`] for a byte hint beyond the arena's
+    /// address space.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::StringTable::builder().try_build()?;
+    /// assert_eq!(table.len(), 1);
+    /// # Ok::<(), strtab::Error>(())
+    /// ```
+    pub fn try_build(self) -> Result<StringTable<S>, Error> {
+        let (strings, bytes) = self
+            .capacity
+            .map(|(strings, bytes)| (strings.saturating_add(2), bytes))
+            .unwrap_or((INITIAL_INDEX_CAPACITY, FIRST_CHUNK_CAPACITY));
+        let table_strings = self.capacity.map_or(INITIAL_TABLE_CAPACITY, |(s, _)| s);
+        let (strings, bytes, table_strings) = if self.limits.get_max_bytes() == usize::MAX {
+            (strings, bytes, table_strings)
+        } else {
+            // Estimate the footprint; start empty if it does not fit.
+            let estimate = bytes
+                .saturating_add(strings.saturating_mul(size_of::<Entry>()))
+                .saturating_add(table_strings.saturating_mul(10))
+                .saturating_add(PAGE_SIZE);
+            if estimate <= self.limits.get_max_bytes() {
+                (strings, bytes, table_strings)
+            } else {
+                (2, 0, 0)
+            }
+        };
+        let arena = Arena::with_capacity(bytes)?;
+        let mut entries = Vec::new();
+        entries
+            .try_reserve_exact(strings.max(2))
+            .map_err(|_| Error::new(ErrorKind::AllocFailed, strings.saturating_mul(size_of::<Entry>())))?;
+        // The sentinel and the empty string, both at location 0.
+        entries.push(Entry::default());
+        entries.push(Entry {
+            hash: hash_str(&self.hasher, ""),
+            loc: 0,
+        });
+        let mut table = HashTable::new();
+        table
+            .try_reserve(table_strings, |_: &u32| 0)
+            .map_err(|_| Error::new(ErrorKind::AllocFailed, table_strings.saturating_mul(5)))?;
+        let mut out = StringTable {
+            store: Store::new(arena, entries),
+            table,
+            hasher: self.hasher,
+            limits: self.limits,
+        };
+        // A byte limit below the empty table's footprint is raised to it.
+        let floor = out.memory_usage();
+        if out.limits.get_max_bytes() < floor {
+            out.limits = out.limits.max_bytes(floor);
+        }
+        Ok(out)
+    }
+}
+
+impl StringTable {
+    /// An empty table (holding only `""`) with page-tuned initial
+    /// allocations and the default, randomly seeded hasher.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the initial allocations fail (see [`Builder::try_build`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::StringTable::new();
+    /// assert_eq!(table.len(), 1);
+    /// assert_eq!(table.resolve(strtab::StringId::EMPTY), Some(""));
+    /// ```
+    #[must_use]
+    pub fn new() -> StringTable {
+        Builder::new().build()
+    }
+
+    /// An empty table pre-sized for `strings` strings totalling `bytes`
+    /// bytes: filling it to that size allocates nothing more.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the allocations fail (see [`Builder::try_build`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::StringTable::with_capacity(100_000, 8 << 20);
+    /// assert!(table.memory_usage() >= 8 << 20);
+    /// ```
+    #[must_use]
+    pub fn with_capacity(strings: usize, bytes: usize) -> StringTable {
+        Builder::new().capacity(strings, bytes).build()
+    }
+
+    /// An empty table that never grows past `limits`.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the initial allocations fail (see [`Builder::try_build`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use strtab::{ErrorKind, Limits, StringTable};
+    ///
+    /// let mut table = StringTable::with_limits(Limits::new().max_bytes(64 << 10));
+    /// while table.try_intern(&format!("label-{}", table.len())).is_ok() {}
+    /// assert!(table.memory_usage() <= 64 << 10);
+    /// ```
+    #[must_use]
+    pub fn with_limits(limits: Limits) -> StringTable {
+        Builder::new().limits(limits).build()
+    }
+
+    /// A [`Builder`] to set capacity hints, limits and the hasher.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::StringTable::builder().capacity(100, 4096).build();
+    /// assert_eq!(table.len(), 1);
+    /// ```
+    pub fn builder() -> Builder {
+        Builder::new()
+    }
+}
+
+impl<S: BuildHasher + Default> StringTable<S> {
+    /// An empty table with page-tuned initial allocations and hasher
+    /// `S::default()`.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the initial allocations fail (see [`Builder::try_build`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::hash::{BuildHasherDefault, DefaultHasher};
+    ///
+    /// let table = strtab::StringTable::<BuildHasherDefault<DefaultHasher>>::with_default_hasher();
+    /// assert_eq!(table.len(), 1);
+    /// ```
+    #[must_use]
+    pub fn with_default_hasher() -> StringTable<S> {
+        Builder::new().hasher(S::default()).build()
+    }
+}
+
+impl Default for StringTable {
+    fn default() -> StringTable {
+        StringTable::new()
+    }
+}
+
+impl<S: BuildHasher> StringTable<S> {
+    /// Interns `s`: returns its id, storing it first if the table does not
+    /// hold it yet.
+    ///
+    /// # Panics
+    ///
+    /// Panics exactly where [`try_intern`](Self::try_intern) would return
+    /// an error, with that error's message. Tables without [`Limits`] only
+    /// fail when memory runs out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::new();
+    /// let a = table.intern("alloc::vec::Vec<T>::push");
+    /// assert_eq!(table.intern("alloc::vec::Vec<T>::push"), a);
+    /// ```
+    #[inline]
+    pub fn intern(&mut self, s: &str) -> StringId {
+        match self.try_intern(s) {
+            Ok(id) => id,
+            Err(e) => intern_failed(&e),
+        }
+    }
+
+    /// Interns `s`, returning an error instead of growing past the table's
+    /// [`Limits`] or when an allocation fails.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::IdsExhausted`], [`ErrorKind::MemoryLimit`],
+    /// [`ErrorKind::AllocFailed`] or [`ErrorKind::CapacityOverflow`]. After
+    /// an error the table is unchanged: every earlier id still resolves.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use strtab::{ErrorKind, Limits, StringTable};
+    ///
+    /// let mut table = StringTable::with_limits(Limits::new().max_strings(2));
+    /// let a = table.try_intern("a")?;
+    /// assert_eq!(table.try_intern("a")?, a); // hits never fail
+    /// assert_eq!(table.try_intern("b").unwrap_err().kind(), ErrorKind::IdsExhausted);
+    /// assert_eq!(&table[a], "a");
+    /// # Ok::<(), strtab::Error>(())
+    /// ```
+    #[inline]
+    pub fn try_intern(&mut self, s: &str) -> Result<StringId, Error> {
+        if s.is_empty() {
+            return Ok(StringId::EMPTY);
+        }
+        let hash = hash_str(&self.hasher, s);
+        match self.find(hash, s) {
+            Some(id) => Ok(id),
+            None => self.insert_new(hash, s),
+        }
+    }
+
+    /// The id of `s` if the table holds it. Never inserts.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::new();
+    /// let id = table.intern("main");
+    /// assert_eq!(table.get("main"), Some(id));
+    /// assert_eq!(table.get("missing"), None);
+    /// assert_eq!(table.get(""), Some(strtab::StringId::EMPTY));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get(&self, s: &str) -> Option<StringId> {
+        if s.is_empty() {
+            return Some(StringId::EMPTY);
+        }
+        self.find(hash_str(&self.hasher, s), s)
+    }
+
+    /// Whether the table holds `s`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::new();
+    /// table.intern("main");
+    /// assert!(table.contains("main"));
+    /// assert!(!table.contains("other"));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains(&self, s: &str) -> bool {
+        self.get(s).is_some()
+    }
+
+    #[inline]
+    fn find(&self, hash: u32, s: &str) -> Option<StringId> {
+        let store = &self.store;
+        self.table
+            .find(table_hash(hash), |&id| store.is(id as usize, hash, s.as_bytes()))
+            .map(|&id| StringId::from_u32(id))
+    }
+
+    /// Stores a string known to be absent.
+    #[inline(never)]
+    fn insert_new(&mut self, hash: u32, s: &str) -> Result<StringId, Error> {
+        let n = self.store.len();
+        if n >= self.limits.get_max_strings() {
+            return Err(Error::new(ErrorKind::IdsExhausted, n));
+        }
+        let id = u32::try_from(n).map_err(|_| Error::new(ErrorKind::IdsExhausted, n))?;
+        let max_bytes = self.limits.get_max_bytes();
+        let mut budget = max_bytes.saturating_sub(self.memory_usage());
+        let limit_error = |bytes: usize| Error::new(ErrorKind::MemoryLimit, bytes).with_limit(max_bytes);
+
+        // Reserve room in the index and the hash table first, so that the
+        // final pushes cannot fail; then copy the bytes into the arena.
+        let entries = &mut self.store.entries;
+        if entries.len() == entries.capacity() {
+            let new_cap = next_index_capacity(entries.capacity());
+            let cost = (new_cap - entries.capacity()) * size_of::<Entry>();
+            if cost > budget {
+                return Err(limit_error(cost));
+            }
+            entries
+                .try_reserve_exact(new_cap - entries.len())
+                .map_err(|_| Error::new(ErrorKind::AllocFailed, new_cap * size_of::<Entry>()))?;
+            budget -= cost;
+        }
+        if self.table.len() == self.table.capacity() {
+            let before = self.table.allocation_size();
+            let bound = table_growth_bound(before);
+            if bound > budget {
+                return Err(limit_error(bound));
+            }
+            let store = &self.store;
+            self.table
+                .try_reserve(1, |&id| table_hash(store.hash_at(id as usize)))
+                .map_err(|_| Error::new(ErrorKind::AllocFailed, bound))?;
+            budget -= self.table.allocation_size() - before;
+        }
+        self.store.push(hash, s, budget).map_err(|e| {
+            if e.kind() == ErrorKind::MemoryLimit {
+                e.with_limit(max_bytes)
+            } else {
+                e
+            }
+        })?;
+        let store = &self.store;
+        self.table
+            .insert_unique(table_hash(hash), id, |&id| table_hash(store.hash_at(id as usize)));
+        Ok(StringId::from_u32(id))
+    }
+}
+
+impl<S> StringTable<S> {
+    /// The string of `id`, or `None` if this table never gave out `id`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::new();
+    /// let id = table.intern("main");
+    /// assert_eq!(table.resolve(id), Some("main"));
+    /// assert_eq!(table.resolve(strtab::StringId::from_u32(99)), None);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn resolve(&self, id: StringId) -> Option<&str> {
+        self.store.resolve(id)
+    }
+
+    /// Number of strings, `""` included (so never 0). The ids in use are
+    /// exactly `0..len()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::new();
+    /// assert_eq!(table.len(), 1);
+    /// table.intern("a");
+    /// assert_eq!(table.len(), 2);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.store.len()
+    }
+
+    /// Whether the table holds only `""`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(strtab::StringTable::new().is_empty());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 1
+    }
+
+    /// The strings in id order, `""` first: the order of a pprof
+    /// `string_table`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::new();
+    /// table.intern("a");
+    /// table.intern("b");
+    /// assert_eq!(table.iter().rev().collect::<Vec<_>>(), ["b", "a", ""]);
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> Iter<'_> {
+        Iter::new(&self.store)
+    }
+
+    /// Every heap byte the table holds: arena chunks with bumpalo's chunk
+    /// footers, the id index, the hash table and the arena's bookkeeping.
+    /// Bytes are counted as requested from the global allocator (its own
+    /// per-allocation headers are not included).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::StringTable::new();
+    /// // Page-tuned: a 16 KiB arena chunk, a 4 KiB index, a hash table.
+    /// assert!(table.memory_usage() > 16 << 10 && table.memory_usage() < 24 << 10);
+    /// ```
+    #[must_use]
+    pub fn memory_usage(&self) -> usize {
+        self.store.heap_bytes() + self.table.allocation_size()
+    }
+
+    /// The table's limits (with a byte limit below the empty table's
+    /// footprint raised to it).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(strtab::StringTable::new().limits(), strtab::Limits::new());
+    /// ```
+    #[must_use]
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The table's hasher.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::StringTable::new();
+    /// let _hasher = table.hasher();
+    /// ```
+    #[must_use]
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// Removes every string but `""`; ids restart at 1. The arena chunks,
+    /// the index and the hash table keep their memory, so refilling the
+    /// table to the same size allocates nothing.
+    ///
+    /// Every id given out before is invalidated: it resolves to a new
+    /// string or to nothing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::new();
+    /// table.intern("old");
+    /// let memory = table.memory_usage();
+    /// table.clear();
+    /// assert_eq!(table.len(), 1);
+    /// assert_eq!(table.get("old"), None);
+    /// table.intern("new");
+    /// assert_eq!(table.memory_usage(), memory);
+    /// ```
+    pub fn clear(&mut self) {
+        self.table.clear();
+        self.store.entries.truncate(2);
+        self.store.arena.clear();
+    }
+
+    /// Freezes the table into a [`Resolver`]: drops the hash table first
+    /// (lowering peak memory while an encoder runs) and keeps id-to-string
+    /// resolution and id-order iteration. Dropping the resolver frees the
+    /// arena.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::new();
+    /// let id = table.intern("main");
+    /// let resolver = table.into_resolver();
+    /// assert_eq!(&resolver[id], "main");
+    /// assert_eq!(resolver.iter().collect::<Vec<_>>(), ["", "main"]);
+    /// ```
+    #[must_use]
+    pub fn into_resolver(self) -> Resolver {
+        let StringTable { store, table, .. } = self;
+        drop(table);
+        Resolver::new(store)
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn intern_failed(e: &Error) -> ! {
+    panic!("{e}")
+}
+
+impl<S> Index<StringId> for StringTable<S> {
+    type Output = str;
+
+    /// # Panics
+    ///
+    /// Panics if this table never gave out `id`.
+    #[inline]
+    fn index(&self, id: StringId) -> &str {
+        match self.resolve(id) {
+            Some(s) => s,
+            None => crate::resolver::unknown_id(id, self.len()),
+        }
+    }
+}
+
+impl<'a, S> IntoIterator for &'a StringTable<S> {
+    type Item = &'a str;
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl<S> fmt::Debug for StringTable<S> {
+    /// A summary: the number of strings and the memory held, never the
+    /// strings themselves.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StringTable")
+            .field("len", &self.len())
+            .field("memory_usage", &self.memory_usage())
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
