@@ -75,7 +75,7 @@ const MAX_BLOCK: usize = LOCAL_MASK as usize - 1;
 const MAX_BLOCKS: usize = 1 << BLOCK_BITS;
 /// Strings longer than this that do not fit the current block get a
 /// dedicated block instead of retiring a partly used block for them.
-const DEDICATED_MIN: usize = MAX_CHUNK_CAPACITY / 4;
+pub(crate) const DEDICATED_MIN: usize = MAX_CHUNK_CAPACITY / 4;
 /// bumpalo's smallest chunk (`DEFAULT_CHUNK_SIZE_WITHOUT_FOOTER`).
 const BUMPALO_MIN_CHUNK: usize = 512 - CHUNK_OVERHEAD;
 
@@ -84,7 +84,7 @@ pub const MAX_ARENA_BYTES: usize = (MAX_BLOCKS - 1) * MAX_BLOCK;
 
 const _: () = {
     assert!(MAX_CHUNK_CAPACITY <= MAX_BLOCK);
-    assert!(FIRST_CHUNK_CAPACITY % 16 == 0 && MAX_CHUNK_CAPACITY % 16 == 0);
+    assert!(FIRST_CHUNK_CAPACITY.is_multiple_of(16) && MAX_CHUNK_CAPACITY.is_multiple_of(16));
     assert!(DEDICATED_MIN > 0);
 };
 
@@ -131,7 +131,11 @@ fn bumpalo_chunk_capacity(size: usize) -> Option<usize> {
     if size < PAGE_SIZE {
         Some((size + CHUNK_OVERHEAD).next_power_of_two() - CHUNK_OVERHEAD)
     } else {
-        Some(size.checked_add(CHUNK_OVERHEAD)?.checked_next_multiple_of(PAGE_SIZE)? - CHUNK_OVERHEAD)
+        Some(
+            size.checked_add(CHUNK_OVERHEAD)?
+                .checked_next_multiple_of(PAGE_SIZE)?
+                - CHUNK_OVERHEAD,
+        )
     }
 }
 
@@ -154,6 +158,9 @@ fn steered_chunk_capacity(current: usize, request: usize) -> Option<usize> {
 }
 
 /// Allocates `len` uninitialised bytes from `bump` (none for 0).
+// A bump allocator hands out fresh, disjoint memory from `&self`, like
+// `Bump::alloc` does.
+#[allow(clippy::mut_from_ref)]
 fn alloc_uninit(bump: &Bump, len: usize) -> Result<&mut [MaybeUninit<u8>], ()> {
     if len == 0 {
         return Ok(&mut []);
@@ -178,6 +185,8 @@ pub(crate) struct Arena {
     last_chunk: usize,
     /// Usable bytes of the next normal chunk.
     next_chunk: usize,
+    /// Whether the last string pushed went to a dedicated block.
+    last_dedicated: bool,
 }
 
 impl core::fmt::Debug for Arena {
@@ -202,6 +211,7 @@ impl Arena {
             chunk_bytes: 0,
             last_chunk: 0,
             next_chunk: FIRST_CHUNK_CAPACITY,
+            last_dedicated: false,
         };
         if capacity > 0 {
             let capacity = bumpalo_chunk_capacity(capacity)
@@ -219,7 +229,9 @@ impl Arena {
     /// Heap bytes the arena holds: chunks with their footers, the boxed
     /// `Bump`, and the block list.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.chunk_bytes + size_of::<Bump>() + self.core.borrow_blocks().capacity() * size_of::<Block<'static>>()
+        self.chunk_bytes
+            + size_of::<Bump>()
+            + self.core.borrow_blocks().capacity() * size_of::<Block<'static>>()
     }
 
     /// Usable bytes in all chunks.
@@ -232,18 +244,24 @@ impl Arena {
         self.core.borrow_blocks().len()
     }
 
-    /// The bytes of the string that ends at `loc`, given the `Loc` of the
-    /// string before it in id order (`0` for the first).
+    /// The bytes of the string that ends at `loc`, given the `Loc`s of the
+    /// two strings before it in id order (`prev2`, then `prev`).
+    ///
+    /// The string starts where `prev` ends if `prev` is in the same block;
+    /// if `prev` is a dedicated string placed while this block stayed open,
+    /// where `prev2` ends; otherwise at 0.
     #[inline]
-    pub(crate) fn bytes(&self, prev: Loc, loc: Loc) -> &[u8] {
-        let block = (loc >> LOCAL_BITS) as usize;
+    pub(crate) fn bytes(&self, prev2: Loc, prev: Loc, loc: Loc) -> &[u8] {
+        let block = loc >> LOCAL_BITS;
         let mut end = (loc & LOCAL_MASK) as usize;
-        let mut start = if prev >> LOCAL_BITS == loc >> LOCAL_BITS {
+        let mut start = if prev >> LOCAL_BITS == block {
             (prev & LOCAL_MASK) as usize
+        } else if prev & LOCAL_MASK == DEDICATED && prev2 >> LOCAL_BITS == block {
+            (prev2 & LOCAL_MASK) as usize
         } else {
             0
         };
-        let b = &self.core.borrow_blocks()[block];
+        let b = &self.core.borrow_blocks()[block as usize];
         if end == DEDICATED as usize {
             start = 0;
             end = b.used;
@@ -258,14 +276,15 @@ impl Arena {
 
     /// The string that ends at `loc`; see [`Arena::bytes`].
     #[inline]
-    pub(crate) fn str(&self, prev: Loc, loc: Loc) -> &str {
-        let bytes = self.bytes(prev, loc);
-        // SAFETY: `prev` and `loc` are consecutive locations recorded by the
-        // caller from `push`, so `bytes` is exactly the bytes `push` copied
-        // from one `&str` (a string never straddles blocks; a string starting
-        // at 0 because `prev` is in another block starts at the beginning of
-        // its block). Those bytes were valid UTF-8 and have not changed since:
-        // blocks are only written past `used`.
+    pub(crate) fn str(&self, prev2: Loc, prev: Loc, loc: Loc) -> &str {
+        let bytes = self.bytes(prev2, prev, loc);
+        // SAFETY: `prev2`, `prev` and `loc` are consecutive locations the
+        // caller recorded from `push`, so by the rule in `bytes` (the one
+        // `push` follows when it places strings) `bytes` is exactly what
+        // `push` copied from one `&str`: strings never straddle blocks, and
+        // each starts where the previous string of its block ended. Those
+        // bytes were valid UTF-8 and have not changed since: blocks are only
+        // written past `used`.
         unsafe { core::str::from_utf8_unchecked(bytes) }
     }
 
@@ -275,71 +294,99 @@ impl Arena {
     pub(crate) fn push(&mut self, s: &str, budget: usize) -> Result<Loc, Error> {
         let len = s.len();
         let cur = self.cur;
-        let fits = self.core.with_blocks(|blocks| blocks[cur].remaining() >= len);
-        if !fits {
+        let fits = self
+            .core
+            .with_blocks(|blocks| blocks[cur].remaining() >= len);
+        let block = if fits {
+            self.last_dedicated = false;
+            cur
+        } else if len > DEDICATED_MIN {
+            let d = self.dedicated_block(len, budget)?;
+            // A dedicated string normally leaves the current block open, and
+            // the next string's start is found one entry further back. Two
+            // in a row retire the current block, so that walk never goes
+            // further than one entry.
+            if self.last_dedicated {
+                self.cur = d;
+            }
+            self.last_dedicated = true;
+            d
+        } else {
             self.advance(len, budget)?;
-        }
-        let cur = self.cur;
-        let loc = self.core.with_blocks_mut(|blocks| {
-            let b = &mut blocks[cur];
+            self.last_dedicated = false;
+            self.cur
+        };
+        let end = self.core.with_blocks_mut(|blocks| {
+            let b = &mut blocks[block];
             let start = b.used;
             b.data[start..start + len].write_copy_of_slice(s.as_bytes());
             b.used = start + len;
             if b.limit == 0 {
                 DEDICATED
             } else {
+                // `used <= limit <= MAX_BLOCK < DEDICATED`, so it fits.
                 b.used as u32
             }
         });
-        // `cur < MAX_BLOCKS` is checked when blocks are added.
-        Ok(((cur as u32) << LOCAL_BITS) | loc)
+        // `block < MAX_BLOCKS` is checked when blocks are added.
+        Ok(((block as u32) << LOCAL_BITS) | end)
     }
 
-    /// Makes `self.cur` a block that can take `len` more bytes, reusing
-    /// blocks kept by `clear` before allocating a new chunk.
+    /// Makes `self.cur` an empty block that can take `len` bytes, reusing
+    /// blocks kept by `clear` (or left over from a chunk) before
+    /// allocating a new chunk.
     #[cold]
     fn advance(&mut self, len: usize, budget: usize) -> Result<(), Error> {
-        let dedicated = len > MAX_BLOCK || len > DEDICATED_MIN;
         let cur = self.cur;
-        let reuse = self.core.with_blocks_mut(|blocks| {
-            for (i, b) in blocks.iter_mut().enumerate().skip(cur + 1) {
-                debug_assert_eq!(b.used, 0);
-                if dedicated && b.data.len() >= len {
-                    b.limit = 0;
-                    return Some(i);
-                }
-                if !dedicated && b.limit >= len {
-                    return Some(i);
-                }
-            }
-            None
+        let reuse = self.core.with_blocks(|blocks| {
+            (cur + 1..blocks.len()).find(|&i| blocks[i].used == 0 && blocks[i].limit >= len)
         });
         if let Some(i) = reuse {
             self.cur = i;
             return Ok(());
         }
         let first = self.block_count();
-        if dedicated {
-            let capacity = bumpalo_chunk_capacity(len)
-                .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, len))?;
-            self.add_chunk(capacity, Some(len), budget)?;
-        } else {
-            let capacity = bumpalo_chunk_capacity(len.max(self.next_chunk))
-                .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, len))?;
-            self.add_chunk(capacity, None, budget)?;
-            self.next_chunk = bumpalo_chunk_capacity(self.next_chunk * 2)
-                .unwrap_or(MAX_CHUNK_CAPACITY)
-                .min(MAX_CHUNK_CAPACITY);
-        }
+        let capacity = bumpalo_chunk_capacity(len.max(self.next_chunk))
+            .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, len))?;
+        self.add_chunk(capacity, None, budget)?;
+        self.next_chunk = bumpalo_chunk_capacity(self.next_chunk * 2)
+            .unwrap_or(MAX_CHUNK_CAPACITY)
+            .min(MAX_CHUNK_CAPACITY);
         self.cur = first;
         Ok(())
+    }
+
+    /// An empty block of at least `len` bytes marked dedicated: a reused
+    /// one, or the first block of a new chunk sized for the string.
+    #[cold]
+    fn dedicated_block(&mut self, len: usize, budget: usize) -> Result<usize, Error> {
+        let cur = self.cur;
+        let reuse = self.core.with_blocks_mut(|blocks| {
+            let i = (cur + 1..blocks.len())
+                .find(|&i| blocks[i].used == 0 && blocks[i].data.len() >= len)?;
+            blocks[i].limit = 0;
+            Some(i)
+        });
+        if let Some(i) = reuse {
+            return Ok(i);
+        }
+        let first = self.block_count();
+        let capacity = bumpalo_chunk_capacity(len)
+            .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, len))?;
+        self.add_chunk(capacity, Some(len), budget)?;
+        Ok(first)
     }
 
     /// Allocates a chunk of `capacity` usable bytes (or the smallest bumpalo
     /// can be steered to, see [`steered_chunk_capacity`]) and appends its
     /// blocks. With `dedicated = Some(len)`, the first block holds exactly
     /// `len` bytes for one string.
-    fn add_chunk(&mut self, capacity: usize, dedicated: Option<usize>, budget: usize) -> Result<(), Error> {
+    fn add_chunk(
+        &mut self,
+        capacity: usize,
+        dedicated: Option<usize>,
+        budget: usize,
+    ) -> Result<(), Error> {
         let actual = steered_chunk_capacity(self.last_chunk, capacity)
             .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, capacity))?;
         // Blocks this chunk is cut into.
@@ -352,7 +399,9 @@ impl Arena {
             let blocks = self.core.borrow_blocks();
             let needed = blocks.len() + new_blocks;
             if needed > blocks.capacity() {
-                needed.max(blocks.capacity() * 2).saturating_sub(blocks.capacity())
+                needed
+                    .max(blocks.capacity() * 2)
+                    .saturating_sub(blocks.capacity())
             } else {
                 0
             }
@@ -364,7 +413,12 @@ impl Arena {
         if block_list_growth > 0 {
             self.core
                 .with_blocks_mut(|blocks| blocks.try_reserve_exact(block_list_growth))
-                .map_err(|_| Error::new(ErrorKind::AllocFailed, block_list_growth * size_of::<Block<'static>>()))?;
+                .map_err(|_| {
+                    Error::new(
+                        ErrorKind::AllocFailed,
+                        block_list_growth * size_of::<Block<'static>>(),
+                    )
+                })?;
         }
         let before = self.core.borrow_bump().allocated_bytes();
         let result = self.core.with_mut(|fields| {
@@ -394,7 +448,10 @@ impl Arena {
         });
         result.map_err(|()| Error::new(ErrorKind::AllocFailed, actual + CHUNK_FOOTER_SIZE))?;
         let added = self.core.borrow_bump().allocated_bytes() - before;
-        debug_assert_eq!(added, actual, "bumpalo did not allocate the predicted chunk size");
+        debug_assert_eq!(
+            added, actual,
+            "bumpalo did not allocate the predicted chunk size"
+        );
         self.chunk_bytes += added + CHUNK_FOOTER_SIZE;
         self.last_chunk = added;
         Ok(())
@@ -409,6 +466,7 @@ impl Arena {
             }
         });
         self.cur = 0;
+        self.last_dedicated = false;
     }
 }
 
@@ -424,7 +482,10 @@ mod tests {
             bump.allocated_bytes_including_metadata() - bump.allocated_bytes(),
             CHUNK_FOOTER_SIZE
         );
-        assert_eq!((bump.allocated_bytes_including_metadata() + MALLOC_HEADER_SIZE) % PAGE_SIZE, 0);
+        assert_eq!(
+            (bump.allocated_bytes_including_metadata() + MALLOC_HEADER_SIZE) % PAGE_SIZE,
+            0
+        );
         assert_eq!(FIRST_CHUNK_CAPACITY + CHUNK_OVERHEAD, 4 * PAGE_SIZE);
     }
 

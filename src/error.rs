@@ -7,7 +7,7 @@ use core::fmt;
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The table already holds as many strings as it may: either
-    /// [`Limits::max_strings`](crate::Limits::max_strings) or the 2^32 ids a
+    /// [`Limits::max_strings`](crate::Limits::max_strings) or the `u32::MAX` ids a
     /// `u32` can number.
     IdsExhausted,
     /// Storing the string would take the table's heap footprint past
@@ -91,7 +91,11 @@ impl fmt::Display for Error {
                 self.requested, self.limit
             ),
             ErrorKind::AllocFailed => {
-                write!(f, "string table could not allocate {} bytes", self.requested)
+                write!(
+                    f,
+                    "string table could not allocate {} bytes",
+                    self.requested
+                )
             }
             ErrorKind::CapacityOverflow => write!(
                 f,

@@ -79,6 +79,8 @@ impl FusedIterator for Iter<'_> {}
 
 impl core::fmt::Debug for Iter<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Iter").field("remaining", &(self.back - self.front)).finish()
+        f.debug_struct("Iter")
+            .field("remaining", &(self.back - self.front))
+            .finish()
     }
 }

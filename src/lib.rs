@@ -106,7 +106,11 @@ mod error;
 mod id;
 mod iter;
 mod limits;
+mod ops;
 pub mod pprof;
+#[allow(unsafe_code)]
+mod prefetch;
+mod remap;
 mod resolver;
 mod store;
 mod table;
@@ -119,6 +123,8 @@ pub use error::{Error, ErrorKind};
 pub use id::StringId;
 pub use iter::Iter;
 pub use limits::Limits;
+pub use ops::{BatchError, MergeSource};
+pub use remap::{IdSet, Remap};
 pub use resolver::Resolver;
 pub use table::{Builder, INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, StringTable};
 

@@ -25,11 +25,12 @@ pub struct Limits {
     max_bytes: usize,
 }
 
-/// Most strings a table can number: ids are `u32`.
-const ID_SPACE: usize = if usize::BITS > 32 { 1 << 32 } else { usize::MAX };
+/// Most strings a table can number: ids are `u32`, and `u32::MAX` itself is
+/// reserved (it marks dropped ids in a [`Remap`](crate::Remap)).
+const ID_SPACE: usize = u32::MAX as usize;
 
 impl Limits {
-    /// No limits beyond the 2^32 ids a `u32` can number.
+    /// No limits beyond the `u32::MAX` ids a `u32` can number.
     ///
     /// # Examples
     ///
@@ -47,7 +48,7 @@ impl Limits {
 
     /// Caps the number of strings, the empty string included. Values below
     /// 1 are raised to 1 (the empty string is always present); values above
-    /// 2^32 are lowered to it.
+    /// `u32::MAX` are lowered to it.
     ///
     /// # Examples
     ///

@@ -34,7 +34,7 @@ const STRING_TABLE_KEY: u8 = ((STRING_TABLE_FIELD << 3) | 2) as u8;
 #[inline]
 fn varint_len(v: u64) -> usize {
     // 1 byte per 7 bits, at least 1.
-    ((64 - (v | 1).leading_zeros() as usize) + 6) / 7
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
 #[inline]
@@ -87,7 +87,14 @@ mod tests {
 
     #[test]
     fn varint_lengths() {
-        for (v, n) in [(0u64, 1), (127, 1), (128, 2), (16_383, 2), (16_384, 3), (u64::MAX, 10)] {
+        for (v, n) in [
+            (0u64, 1),
+            (127, 1),
+            (128, 2),
+            (16_383, 2),
+            (16_384, 3),
+            (u64::MAX, 10),
+        ] {
             let mut out = Vec::new();
             put_varint(v, &mut out);
             assert_eq!(out.len(), n, "{v}");

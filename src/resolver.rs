@@ -26,9 +26,23 @@ pub struct Resolver {
     store: Store,
 }
 
+// SAFETY: `Resolver` is `!Sync` only because the `bumpalo::Bump` that owns
+// its arena chunks is (bump allocation mutates `Cell`s). A `Resolver` never
+// allocates and never touches the `Bump` through `&self`: resolving and
+// iterating only read block memory that was fully written before the
+// table was frozen, through shared references to the blocks. The `Bump` is
+// used again only when the `Resolver` is dropped, which takes exclusive
+// ownership. So sharing `&Resolver` between threads cannot race.
+#[allow(unsafe_code)]
+unsafe impl Sync for Resolver {}
+
 impl Resolver {
     pub(crate) fn new(store: Store) -> Resolver {
         Resolver { store }
+    }
+
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
     }
 
     /// The string of `id`, or `None` if the table never gave out `id`.

@@ -5,6 +5,9 @@ use crate::arena::{Arena, Loc};
 use crate::error::Error;
 use crate::id::StringId;
 
+/// Index entries before id 0's.
+pub(crate) const SENTINELS: usize = 2;
+
 /// One id's index entry: its cached hash and its packed arena location.
 ///
 /// Eight bytes per string. The cached hash lets the hash table grow without
@@ -16,36 +19,50 @@ pub(crate) struct Entry {
     pub(crate) loc: Loc,
 }
 
-/// Strings in id order: `entries[0]` is a sentinel (location 0) and id `i`
-/// is `entries[i + 1]`, so every id has a predecessor location to start from.
+/// Strings in id order: `entries[0]` and `entries[1]` are sentinels
+/// (location 0) and id `i` is `entries[i + 2]`, so every id has the two
+/// predecessor locations [`Arena::bytes`] needs to find its start.
 #[derive(Debug)]
 pub(crate) struct Store {
     pub(crate) arena: Arena,
     pub(crate) entries: Vec<Entry>,
+    /// Identifies the hasher that computed the cached hashes.
+    pub(crate) fingerprint: u64,
 }
 
 impl Store {
-    pub(crate) fn new(arena: Arena, entries: Vec<Entry>) -> Store {
-        Store { arena, entries }
+    pub(crate) fn new(arena: Arena, entries: Vec<Entry>, fingerprint: u64) -> Store {
+        Store {
+            arena,
+            entries,
+            fingerprint,
+        }
     }
 
     /// Number of strings, `""` included.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.entries.len() - 1
+        self.entries.len() - SENTINELS
     }
 
     /// The string of index `i`; panics if `i >= len()`.
     #[inline]
     pub(crate) fn str_at(&self, i: usize) -> &str {
-        let e = &self.entries[i..i + 2];
-        self.arena.str(e[0].loc, e[1].loc)
+        let e = &self.entries[i..i + 3];
+        self.arena.str(e[0].loc, e[1].loc, e[2].loc)
+    }
+
+    /// The bytes of index `i`; panics if `i >= len()`.
+    #[inline]
+    pub(crate) fn bytes_at(&self, i: usize) -> &[u8] {
+        let e = &self.entries[i..i + 3];
+        self.arena.bytes(e[0].loc, e[1].loc, e[2].loc)
     }
 
     /// The cached 32-bit hash of index `i`.
     #[inline]
     pub(crate) fn hash_at(&self, i: usize) -> u32 {
-        self.entries[i + 1].hash
+        self.entries[i + SENTINELS].hash
     }
 
     #[inline]
@@ -56,8 +73,8 @@ impl Store {
     /// Whether index `i` holds `s`, checking the cached hash first.
     #[inline]
     pub(crate) fn is(&self, i: usize, hash: u32, s: &[u8]) -> bool {
-        let e = &self.entries[i..i + 2];
-        e[1].hash == hash && self.arena.bytes(e[0].loc, e[1].loc) == s
+        let e = &self.entries[i..i + 3];
+        e[2].hash == hash && self.arena.bytes(e[0].loc, e[1].loc, e[2].loc) == s
     }
 
     /// Heap bytes of the arena and the index.

@@ -12,7 +12,7 @@ use crate::id::StringId;
 use crate::iter::Iter;
 use crate::limits::Limits;
 use crate::resolver::Resolver;
-use crate::store::{Entry, Store};
+use crate::store::{Entry, SENTINELS, Store};
 
 /// Id-index entries in a new table: one 4 KiB page including the
 /// allocator's header (510 entries of 8 bytes on 64-bit targets).
@@ -39,11 +39,20 @@ pub(crate) fn table_hash(hash: u32) -> u64 {
     (u64::from(hash) << 32) | u64::from(hash)
 }
 
+/// A 64-bit value that identifies a hasher's function: two hashers with the
+/// same fingerprint are taken to hash every string alike (for seeded
+/// hashers, a 2^-64 chance of a false match), so tables can share cached
+/// hashes when merging.
+pub(crate) fn hasher_fingerprint<S: BuildHasher>(build: &S) -> u64 {
+    build.hash_one("strtab: hasher fingerprint \u{1F980}")
+}
+
 /// The next id-index capacity: 1.5 times the current one, rounded so the
 /// allocation plus the allocator's header is a whole number of pages.
 fn next_index_capacity(cap: usize) -> usize {
     let bytes = (cap + cap / 2 + 1).saturating_mul(size_of::<Entry>());
-    let bytes = (bytes.saturating_add(MALLOC_HEADER_SIZE)).next_multiple_of(PAGE_SIZE) - MALLOC_HEADER_SIZE;
+    let bytes =
+        (bytes.saturating_add(MALLOC_HEADER_SIZE)).next_multiple_of(PAGE_SIZE) - MALLOC_HEADER_SIZE;
     bytes / size_of::<Entry>()
 }
 
@@ -74,11 +83,11 @@ fn table_growth_bound(current_allocation: usize) -> usize {
 /// assert_eq!(table.iter().collect::<Vec<_>>(), ["", "main", "src/main.rs"]);
 /// ```
 pub struct StringTable<S = DefaultHashBuilder> {
-    store: Store,
+    pub(crate) store: Store,
     /// Ids, keyed by the strings' cached hashes.
-    table: HashTable<u32>,
-    hasher: S,
-    limits: Limits,
+    pub(crate) table: HashTable<u32>,
+    pub(crate) hasher: S,
+    pub(crate) limits: Limits,
 }
 
 // Profilers hand a finished table to an exporter thread.
@@ -111,10 +120,16 @@ pub struct Builder<S = DefaultHashBuilder> {
 
 impl Builder {
     fn new() -> Builder {
+        Builder::with_hasher(DefaultHashBuilder::default())
+    }
+}
+
+impl<S> Builder<S> {
+    pub(crate) fn with_hasher(hasher: S) -> Builder<S> {
         Builder {
             capacity: None,
             limits: Limits::new(),
-            hasher: DefaultHashBuilder::default(),
+            hasher,
         }
     }
 }
@@ -214,7 +229,7 @@ impl<S: BuildHasher> Builder<S> {
     pub fn try_build(self) -> Result<StringTable<S>, Error> {
         let (strings, bytes) = self
             .capacity
-            .map(|(strings, bytes)| (strings.saturating_add(2), bytes))
+            .map(|(strings, bytes)| (strings.saturating_add(SENTINELS + 1), bytes))
             .unwrap_or((INITIAL_INDEX_CAPACITY, FIRST_CHUNK_CAPACITY));
         let table_strings = self.capacity.map_or(INITIAL_TABLE_CAPACITY, |(s, _)| s);
         let (strings, bytes, table_strings) = if self.limits.get_max_bytes() == usize::MAX {
@@ -228,16 +243,21 @@ impl<S: BuildHasher> Builder<S> {
             if estimate <= self.limits.get_max_bytes() {
                 (strings, bytes, table_strings)
             } else {
-                (2, 0, 0)
+                (SENTINELS + 1, 0, 0)
             }
         };
         let arena = Arena::with_capacity(bytes)?;
         let mut entries = Vec::new();
         entries
-            .try_reserve_exact(strings.max(2))
-            .map_err(|_| Error::new(ErrorKind::AllocFailed, strings.saturating_mul(size_of::<Entry>())))?;
-        // The sentinel and the empty string, both at location 0.
-        entries.push(Entry::default());
+            .try_reserve_exact(strings.max(SENTINELS + 1))
+            .map_err(|_| {
+                Error::new(
+                    ErrorKind::AllocFailed,
+                    strings.saturating_mul(size_of::<Entry>()),
+                )
+            })?;
+        // The sentinels and the empty string, all at location 0.
+        entries.extend([Entry::default(); SENTINELS]);
         entries.push(Entry {
             hash: hash_str(&self.hasher, ""),
             loc: 0,
@@ -246,8 +266,9 @@ impl<S: BuildHasher> Builder<S> {
         table
             .try_reserve(table_strings, |_: &u32| 0)
             .map_err(|_| Error::new(ErrorKind::AllocFailed, table_strings.saturating_mul(5)))?;
+        let fingerprint = hasher_fingerprint(&self.hasher);
         let mut out = StringTable {
-            store: Store::new(arena, entries),
+            store: Store::new(arena, entries, fingerprint),
             table,
             hasher: self.hasher,
             limits: self.limits,
@@ -455,16 +476,18 @@ impl<S: BuildHasher> StringTable<S> {
     }
 
     #[inline]
-    fn find(&self, hash: u32, s: &str) -> Option<StringId> {
+    pub(crate) fn find(&self, hash: u32, s: &str) -> Option<StringId> {
         let store = &self.store;
         self.table
-            .find(table_hash(hash), |&id| store.is(id as usize, hash, s.as_bytes()))
+            .find(table_hash(hash), |&id| {
+                store.is(id as usize, hash, s.as_bytes())
+            })
             .map(|&id| StringId::from_u32(id))
     }
 
     /// Stores a string known to be absent.
     #[inline(never)]
-    fn insert_new(&mut self, hash: u32, s: &str) -> Result<StringId, Error> {
+    pub(crate) fn insert_new(&mut self, hash: u32, s: &str) -> Result<StringId, Error> {
         let n = self.store.len();
         if n >= self.limits.get_max_strings() {
             return Err(Error::new(ErrorKind::IdsExhausted, n));
@@ -472,7 +495,8 @@ impl<S: BuildHasher> StringTable<S> {
         let id = u32::try_from(n).map_err(|_| Error::new(ErrorKind::IdsExhausted, n))?;
         let max_bytes = self.limits.get_max_bytes();
         let mut budget = max_bytes.saturating_sub(self.memory_usage());
-        let limit_error = |bytes: usize| Error::new(ErrorKind::MemoryLimit, bytes).with_limit(max_bytes);
+        let limit_error =
+            |bytes: usize| Error::new(ErrorKind::MemoryLimit, bytes).with_limit(max_bytes);
 
         // Reserve room in the index and the hash table first, so that the
         // final pushes cannot fail; then copy the bytes into the arena.
@@ -508,8 +532,9 @@ impl<S: BuildHasher> StringTable<S> {
             }
         })?;
         let store = &self.store;
-        self.table
-            .insert_unique(table_hash(hash), id, |&id| table_hash(store.hash_at(id as usize)));
+        self.table.insert_unique(table_hash(hash), id, |&id| {
+            table_hash(store.hash_at(id as usize))
+        });
         Ok(StringId::from_u32(id))
     }
 }
@@ -641,7 +666,7 @@ impl<S> StringTable<S> {
     /// ```
     pub fn clear(&mut self) {
         self.table.clear();
-        self.store.entries.truncate(2);
+        self.store.entries.truncate(SENTINELS + 1);
         self.store.arena.clear();
     }
 

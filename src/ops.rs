@@ -1,0 +1,449 @@
+//! Profiler operations beyond one-at-a-time interning: batch intern, merge
+//! with a remap, and compaction for export.
+
+use core::fmt;
+use core::hash::BuildHasher;
+
+use crate::arena::DEDICATED_MIN;
+use crate::error::Error;
+use crate::id::StringId;
+use crate::prefetch::prefetch;
+use crate::remap::{IdSet, Remap};
+use crate::resolver::Resolver;
+use crate::store::{SENTINELS, Store};
+use crate::table::{Builder, StringTable, hash_str, table_hash};
+
+/// Strings handled per pipeline round of a batch: enough independent
+/// lookups to keep the CPU's outstanding cache misses busy.
+const GROUP: usize = 16;
+
+/// Below this footprint a table sits in the CPU's caches, there are no
+/// misses to overlap, and batches take the one-by-one path.
+const PREFETCH_MIN_BYTES: usize = 2 << 20;
+
+/// The error of a failed batch: how many strings were interned before the
+/// failure, and why the next one failed.
+///
+/// The ids of the strings before [`interned`](BatchError::interned) were
+/// written to the output and stay valid; nothing interned is lost.
+///
+/// # Examples
+///
+/// ```
+/// use strtab::{ErrorKind, Limits, StringId, StringTable};
+///
+/// let mut table = StringTable::with_limits(Limits::new().max_strings(3));
+/// let mut ids = [StringId::EMPTY; 4];
+/// let err = table.try_intern_batch(&["a", "b", "a", "c"], &mut ids).unwrap_err();
+/// assert_eq!(err.interned(), 3);
+/// assert_eq!(err.error().kind(), ErrorKind::IdsExhausted);
+/// assert_eq!(&table[ids[1]], "b");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchError {
+    interned: usize,
+    error: Error,
+}
+
+impl BatchError {
+    /// How many strings, from the start of the batch, were interned (their
+    /// ids written) before the failure.
+    #[must_use]
+    pub fn interned(&self) -> usize {
+        self.interned
+    }
+
+    /// Why the string at index [`interned`](BatchError::interned) failed.
+    #[must_use]
+    pub fn error(&self) -> &Error {
+        &self.error
+    }
+
+    /// The underlying error.
+    #[must_use]
+    pub fn into_error(self) -> Error {
+        self.error
+    }
+}
+
+impl fmt::Display for BatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "batch stopped after {} strings: {}",
+            self.interned, self.error
+        )
+    }
+}
+
+impl std::error::Error for BatchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+mod sealed {
+    /// Gives `merge` access to a source's strings and cached hashes.
+    pub trait Sealed {
+        #[allow(private_interfaces)]
+        fn store(&self) -> &crate::store::Store;
+    }
+}
+
+/// What [`StringTable::merge`] can read from: a [`StringTable`] (with any
+/// hasher) or a [`Resolver`]. Sealed: implemented only by this crate's
+/// types.
+pub trait MergeSource: sealed::Sealed {}
+
+impl<S> sealed::Sealed for StringTable<S> {
+    #[allow(private_interfaces)]
+    fn store(&self) -> &Store {
+        &self.store
+    }
+}
+impl<S> MergeSource for StringTable<S> {}
+
+impl sealed::Sealed for Resolver {
+    #[allow(private_interfaces)]
+    fn store(&self) -> &Store {
+        self.store()
+    }
+}
+impl MergeSource for Resolver {}
+
+impl<S: BuildHasher> StringTable<S> {
+    /// Interns every string of `strings` and writes their ids to `ids`, in
+    /// order: the same ids as calling [`intern`](Self::intern) on each
+    /// string in turn (duplicates inside the batch included).
+    ///
+    /// On a table larger than the CPU's caches, one-by-one interning waits
+    /// on a chain of cache misses per string (hash table, index, bytes). A
+    /// batch hashes a group of strings first, then prefetches every
+    /// string's hash-table slot, then its index entry, then its bytes, so
+    /// the misses of the whole group overlap. Small tables take the plain
+    /// loop.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `ids.len() != strings.len()`, or where `intern` would.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::new();
+    /// let stack = ["main", "run", "poll", "run"];
+    /// let mut ids = [strtab::StringId::EMPTY; 4];
+    /// table.intern_batch(&stack, &mut ids);
+    /// assert_eq!(ids.map(|id| id.to_u32()), [1, 2, 3, 2]);
+    /// ```
+    pub fn intern_batch<T: AsRef<str>>(&mut self, strings: &[T], ids: &mut [StringId]) {
+        if let Err(e) = self.try_intern_batch(strings, ids) {
+            panic!("{}", e.error);
+        }
+    }
+
+    /// Like [`intern_batch`](Self::intern_batch), but returns an error
+    /// instead of panicking when a string cannot be added.
+    ///
+    /// # Errors
+    ///
+    /// A [`BatchError`] saying how many strings were interned (their ids
+    /// are in `ids[..interned]`) and why the next failed. Those strings stay
+    /// interned.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `ids.len() != strings.len()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::new();
+    /// let mut ids = vec![strtab::StringId::EMPTY; 2];
+    /// table.try_intern_batch(&["a".to_string(), "".to_string()], &mut ids)?;
+    /// assert_eq!(ids[1], strtab::StringId::EMPTY);
+    /// # Ok::<(), strtab::BatchError>(())
+    /// ```
+    pub fn try_intern_batch<T: AsRef<str>>(
+        &mut self,
+        strings: &[T],
+        ids: &mut [StringId],
+    ) -> Result<(), BatchError> {
+        assert_eq!(
+            strings.len(),
+            ids.len(),
+            "intern_batch needs one output id per input string"
+        );
+        let mut done = 0;
+        for (strings, ids) in strings.chunks(GROUP).zip(ids.chunks_mut(GROUP)) {
+            let mut group = [(0u32, ""); GROUP];
+            for (slot, s) in group.iter_mut().zip(strings) {
+                let s = s.as_ref();
+                *slot = (hash_str(&self.hasher, s), s);
+            }
+            self.intern_group(&group[..strings.len()], ids)
+                .map_err(|(i, error)| BatchError {
+                    interned: done + i,
+                    error,
+                })?;
+            done += strings.len();
+        }
+        Ok(())
+    }
+
+    /// Adds every string of `other` (a table or a resolver) to this table
+    /// and returns the [`Remap`] from `other`'s ids to this table's.
+    ///
+    /// Faster than re-interning `other`'s strings one by one: if both
+    /// tables hash alike (built with clones of one hasher, or with the same
+    /// unseeded hasher type), `other`'s cached hashes are reused and no
+    /// string is hashed; reading `other` in id order is sequential; and the
+    /// lookups go through the batch pipeline of
+    /// [`intern_batch`](Self::intern_batch).
+    ///
+    /// # Panics
+    ///
+    /// Panics where [`try_merge`](Self::try_merge) would return an error.
+    ///
+    /// # Examples
+    ///
+    /// Per-thread tables combined at export:
+    ///
+    /// ```
+    /// use strtab::StringTable;
+    ///
+    /// let mut global = StringTable::new();
+    /// let mut thread_tables = Vec::new();
+    /// for t in 0..4 {
+    ///     // Clones of one hasher let `merge` reuse cached hashes.
+    ///     let mut table = StringTable::builder().hasher(global.hasher().clone()).build();
+    ///     let id = table.intern(&format!("thread-{t}"));
+    ///     thread_tables.push((table, id));
+    /// }
+    /// for (table, id) in &thread_tables {
+    ///     let remap = global.merge(table);
+    ///     assert_eq!(global[remap[*id]], table[*id]);
+    /// }
+    /// assert_eq!(global.len(), 5);
+    /// ```
+    pub fn merge<T: MergeSource + ?Sized>(&mut self, other: &T) -> Remap {
+        match self.try_merge(other) {
+            Ok(remap) => remap,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Like [`merge`](Self::merge), but returns an error instead of
+    /// panicking.
+    ///
+    /// # Errors
+    ///
+    /// The [`Error`] of the first string that could not be added. The
+    /// strings merged before it stay in this table.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = strtab::StringTable::new();
+    /// let mut b = strtab::StringTable::new();
+    /// let id = b.intern("x");
+    /// let remap = a.try_merge(&b.into_resolver())?;
+    /// assert_eq!(&a[remap[id]], "x");
+    /// # Ok::<(), strtab::Error>(())
+    /// ```
+    pub fn try_merge<T: MergeSource + ?Sized>(&mut self, other: &T) -> Result<Remap, Error> {
+        let src = sealed::Sealed::store(other);
+        let same_hasher = src.fingerprint == self.store.fingerprint;
+        let mut remap = Remap::with_capacity(src.len());
+        remap.push(Some(StringId::EMPTY));
+        let mut ids = [StringId::EMPTY; GROUP];
+        let mut start = 1;
+        while start < src.len() {
+            let end = (start + GROUP).min(src.len());
+            let mut group = [(0u32, ""); GROUP];
+            for (slot, i) in group.iter_mut().zip(start..end) {
+                let s = src.str_at(i);
+                let hash = if same_hasher {
+                    src.hash_at(i)
+                } else {
+                    hash_str(&self.hasher, s)
+                };
+                *slot = (hash, s);
+            }
+            let n = end - start;
+            self.intern_group(&group[..n], &mut ids[..n])
+                .map_err(|(_, e)| e)?;
+            for &id in &ids[..n] {
+                remap.push(Some(id));
+            }
+            start = end;
+        }
+        Ok(remap)
+    }
+
+    /// Interns a group of at most [`GROUP`] pre-hashed strings; on error,
+    /// returns the index in the group that failed.
+    fn intern_group(
+        &mut self,
+        group: &[(u32, &str)],
+        ids: &mut [StringId],
+    ) -> Result<(), (usize, Error)> {
+        debug_assert!(group.len() <= GROUP && group.len() == ids.len());
+        if self.memory_usage() >= PREFETCH_MIN_BYTES {
+            self.prefetch_group(group);
+        }
+        for (k, (&(hash, s), out)) in group.iter().zip(ids.iter_mut()).enumerate() {
+            *out = if s.is_empty() {
+                StringId::EMPTY
+            } else {
+                match self.find(hash, s) {
+                    Some(id) => id,
+                    None => self.insert_new(hash, s).map_err(|e| (k, e))?,
+                }
+            };
+        }
+        Ok(())
+    }
+
+    /// Starts loading everything the lookups of `group` will touch, one
+    /// level of the dependency chain at a time so each level's misses
+    /// overlap: hash-table slots, then the first candidate's index entry,
+    /// then its bytes. Addresses are computed from hashbrown's layout (ids
+    /// stored below the control bytes, probing from `hash & mask`); a wrong
+    /// guess costs only a useless prefetch.
+    #[inline(never)]
+    fn prefetch_group(&self, group: &[(u32, &str)]) {
+        let Some((ctrl, mask)) = self.table_ctrl() else {
+            return;
+        };
+        for &(hash, _) in group {
+            let pos = (table_hash(hash) as usize) & mask;
+            prefetch(ctrl.wrapping_add(pos));
+            prefetch(ctrl.wrapping_sub((pos + 1) * size_of::<u32>()));
+        }
+        let mut candidates = [u32::MAX; GROUP];
+        for (c, &(hash, _)) in candidates.iter_mut().zip(group) {
+            if let Some(&id) = self.table.iter_hash(table_hash(hash)).next() {
+                *c = id;
+                prefetch(
+                    self.store
+                        .entries
+                        .as_ptr()
+                        .wrapping_add(id as usize + SENTINELS),
+                );
+            }
+        }
+        for (&c, &(hash, _)) in candidates.iter().zip(group) {
+            if c != u32::MAX && self.store.hash_at(c as usize) == hash {
+                prefetch(self.store.bytes_at(c as usize).as_ptr());
+            }
+        }
+    }
+
+    /// The address of the hash table's control bytes and its bucket mask,
+    /// found from the bucket that holds id 1 (hashbrown stores bucket `i`
+    /// at `ctrl - (i + 1) * size_of::<u32>()`).
+    fn table_ctrl(&self) -> Option<(*const u8, usize)> {
+        if self.store.len() < 2 {
+            return None;
+        }
+        let index = self
+            .table
+            .find_bucket_index(table_hash(self.store.hash_at(1)), |&id| id == 1)?;
+        let bucket: *const u32 = self.table.get_bucket(index)?;
+        let ctrl = bucket
+            .cast::<u8>()
+            .wrapping_add((index + 1) * size_of::<u32>());
+        Some((ctrl, self.table.num_buckets() - 1))
+    }
+}
+
+impl<S: BuildHasher + Clone> StringTable<S> {
+    /// A new table holding only the strings whose ids are in `keep` (and
+    /// `""`, always kept), in their old relative order, renumbered densely
+    /// from 0, with the [`Remap`] from old ids to new ones (dropped ids map
+    /// to `None`). This table is untouched.
+    ///
+    /// This is what a long-lived profiler table needs at each export: the
+    /// profile must list only the strings it references. The new table has
+    /// the same hasher and limits and is sized exactly; cached hashes are
+    /// reused, and kept strings are known to be distinct, so nothing is
+    /// hashed or compared.
+    ///
+    /// # Panics
+    ///
+    /// Panics where [`try_compact`](Self::try_compact) would return an
+    /// error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use strtab::{IdSet, StringId, StringTable};
+    ///
+    /// let mut table = StringTable::new();
+    /// let a = table.intern("a");
+    /// let _b = table.intern("b");
+    /// let c = table.intern("c");
+    /// let keep: IdSet = [c, a].into_iter().collect();
+    /// let (compact, remap) = table.compact(&keep);
+    /// assert_eq!(compact.iter().collect::<Vec<_>>(), ["", "a", "c"]);
+    /// assert_eq!(remap[c], StringId::from_u32(2));
+    /// assert_eq!(remap.get(_b), None);
+    /// ```
+    #[must_use]
+    pub fn compact(&self, keep: &IdSet) -> (StringTable<S>, Remap) {
+        match self.try_compact(keep) {
+            Ok(out) => out,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Like [`compact`](Self::compact), but returns an error instead of
+    /// panicking.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error`] if the new table cannot be allocated or would exceed
+    /// this table's [`Limits`](crate::Limits).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::new();
+    /// table.intern("unused");
+    /// let (compact, _) = table.try_compact(&strtab::IdSet::new())?;
+    /// assert_eq!(compact.len(), 1);
+    /// # Ok::<(), strtab::Error>(())
+    /// ```
+    pub fn try_compact(&self, keep: &IdSet) -> Result<(StringTable<S>, Remap), Error> {
+        let src = &self.store;
+        // Size the new table exactly; strings that will get chunks of
+        // their own do not count towards the first chunk.
+        let (mut count, mut bytes) = (0, 0);
+        for i in 1..src.len() {
+            if keep.contains(StringId::from_u32(i as u32)) {
+                count += 1;
+                let len = src.bytes_at(i).len();
+                if len <= DEDICATED_MIN {
+                    bytes += len;
+                }
+            }
+        }
+        let mut out = Builder::with_hasher(self.hasher.clone())
+            .capacity(count, bytes)
+            .limits(self.limits)
+            .try_build()?;
+        let mut remap = Remap::with_capacity(src.len());
+        remap.push(Some(StringId::EMPTY));
+        for i in 1..src.len() {
+            let new = if keep.contains(StringId::from_u32(i as u32)) {
+                // Kept strings are distinct: append without a lookup.
+                Some(out.insert_new(src.hash_at(i), src.str_at(i))?)
+            } else {
+                None
+            };
+            remap.push(new);
+        }
+        Ok((out, remap))
+    }
+}

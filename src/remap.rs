@@ -1,0 +1,290 @@
+//! [`Remap`] (old id to new id) and [`IdSet`] (a set of ids).
+
+use core::fmt;
+use core::ops::Index;
+
+use crate::id::StringId;
+
+/// Marks an old id that has no new id (dropped by compaction). Never a
+/// real id: tables number at most `u32::MAX` strings, ids `0..u32::MAX`.
+const DROPPED: StringId = StringId::from_u32(u32::MAX);
+
+/// A map from the ids of one table to the ids of the same strings in
+/// another, returned by [`StringTable::merge`](crate::StringTable::merge)
+/// and [`StringTable::compact`](crate::StringTable::compact).
+///
+/// Indexing by an old id gives the new one (and panics for an id the old
+/// table never gave, or one compaction dropped); [`get`](Remap::get) is
+/// the non-panicking form.
+///
+/// # Examples
+///
+/// ```
+/// use strtab::StringTable;
+///
+/// let mut global = StringTable::new();
+/// global.intern("b");
+/// let mut thread = StringTable::new();
+/// let a = thread.intern("a");
+/// let b = thread.intern("b");
+/// let remap = global.merge(&thread);
+/// assert_eq!(&global[remap[a]], "a");
+/// assert_eq!(remap[b].index(), 1);
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Remap {
+    map: Vec<StringId>,
+}
+
+impl Remap {
+    pub(crate) fn with_capacity(n: usize) -> Remap {
+        Remap {
+            map: Vec::with_capacity(n),
+        }
+    }
+
+    pub(crate) fn push(&mut self, new: Option<StringId>) {
+        self.map.push(new.unwrap_or(DROPPED));
+    }
+
+    /// The new id of `old`, or `None` if `old` was not in the old table or
+    /// was dropped by compaction.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::new();
+    /// let a = table.intern("a");
+    /// let remap = strtab::StringTable::new().merge(&table);
+    /// assert_eq!(remap.get(a), Some(a));
+    /// assert_eq!(remap.get(strtab::StringId::from_u32(9)), None);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get(&self, old: StringId) -> Option<StringId> {
+        match self.map.get(old.index()) {
+            Some(&new) if new != DROPPED => Some(new),
+            _ => None,
+        }
+    }
+
+    /// Number of old ids the map covers (the old table's `len()`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let remap = strtab::StringTable::new().merge(&strtab::StringTable::new());
+    /// assert_eq!(remap.len(), 1);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether the map covers no ids (never true for a map made by a table,
+    /// which always covers `""`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(!strtab::StringTable::new().merge(&strtab::StringTable::new()).is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// `(old, new)` pairs in old-id order; dropped ids have `None`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::new();
+    /// table.intern("a");
+    /// let remap = strtab::StringTable::new().merge(&table);
+    /// assert_eq!(remap.iter().count(), 2);
+    /// ```
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (StringId, Option<StringId>)> + '_ {
+        self.map.iter().enumerate().map(|(old, &new)| {
+            // `old < len <= 2^32` because the old table numbered it.
+            let old = StringId::from_u32(old as u32);
+            (old, (new != DROPPED).then_some(new))
+        })
+    }
+}
+
+impl Index<StringId> for Remap {
+    type Output = StringId;
+
+    /// # Panics
+    ///
+    /// Panics if `old` is not covered or was dropped.
+    #[inline]
+    #[track_caller]
+    fn index(&self, old: StringId) -> &StringId {
+        match self.map.get(old.index()) {
+            Some(new) if *new != DROPPED => new,
+            _ => panic!(
+                "{old:?} has no new id in this remap ({} ids)",
+                self.map.len()
+            ),
+        }
+    }
+}
+
+impl fmt::Debug for Remap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Remap")
+            .field("len", &self.map.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A set of [`StringId`]s as a bitmap: one bit per id up to the largest
+/// inserted. Profilers mark the ids a profile references while encoding,
+/// then [`compact`](crate::StringTable::compact) the table to those.
+///
+/// # Examples
+///
+/// ```
+/// use strtab::{IdSet, StringId};
+///
+/// let mut set = IdSet::new();
+/// set.insert(StringId::from_u32(3));
+/// assert!(set.contains(StringId::from_u32(3)));
+/// assert!(!set.contains(StringId::from_u32(2)));
+/// assert_eq!(set.len(), 1);
+/// ```
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct IdSet {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl IdSet {
+    /// An empty set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(strtab::IdSet::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn new() -> IdSet {
+        IdSet::default()
+    }
+
+    /// An empty set with room for ids below `ids` without reallocating.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let set = strtab::IdSet::with_capacity(1000);
+    /// assert!(set.is_empty());
+    /// ```
+    #[must_use]
+    pub fn with_capacity(ids: usize) -> IdSet {
+        IdSet {
+            words: Vec::with_capacity(ids.div_ceil(64)),
+            len: 0,
+        }
+    }
+
+    /// Adds `id`; returns whether it was new.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut set = strtab::IdSet::new();
+    /// assert!(set.insert(strtab::StringId::from_u32(70)));
+    /// assert!(!set.insert(strtab::StringId::from_u32(70)));
+    /// ```
+    pub fn insert(&mut self, id: StringId) -> bool {
+        let (word, bit) = (id.index() / 64, id.index() % 64);
+        if word >= self.words.len() {
+            self.words.resize(word + 1, 0);
+        }
+        let new = self.words[word] & (1 << bit) == 0;
+        self.words[word] |= 1 << bit;
+        self.len += usize::from(new);
+        new
+    }
+
+    /// Whether `id` is in the set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let set: strtab::IdSet = [strtab::StringId::from_u32(1)].into_iter().collect();
+    /// assert!(set.contains(strtab::StringId::from_u32(1)));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains(&self, id: StringId) -> bool {
+        self.words
+            .get(id.index() / 64)
+            .is_some_and(|w| w & (1 << (id.index() % 64)) != 0)
+    }
+
+    /// Number of ids in the set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(strtab::IdSet::new().len(), 0);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the set is empty.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(strtab::IdSet::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Removes every id, keeping the memory.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut set: strtab::IdSet = [strtab::StringId::EMPTY].into_iter().collect();
+    /// set.clear();
+    /// assert!(set.is_empty());
+    /// ```
+    pub fn clear(&mut self) {
+        self.words.clear();
+        self.len = 0;
+    }
+}
+
+impl Extend<StringId> for IdSet {
+    fn extend<I: IntoIterator<Item = StringId>>(&mut self, ids: I) {
+        for id in ids {
+            self.insert(id);
+        }
+    }
+}
+
+impl FromIterator<StringId> for IdSet {
+    fn from_iter<I: IntoIterator<Item = StringId>>(ids: I) -> IdSet {
+        let mut set = IdSet::new();
+        set.extend(ids);
+        set
+    }
+}
+
+impl fmt::Debug for IdSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IdSet")
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}

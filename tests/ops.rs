@@ -1,0 +1,263 @@
+//! Tests of the profiler operations: batch intern, merge with a remap,
+//! compaction, and sharing a frozen table between threads. Each is checked
+//! against the one-at-a-time path or a plain model.
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use strtab::{ErrorKind, IdSet, Limits, StringId, StringTable};
+
+/// Loop counts, scaled down under Miri.
+const fn scaled(n: usize) -> usize {
+    if cfg!(miri) { n / 100 + 1 } else { n }
+}
+
+/// A deterministic stream of strings with many repeats.
+fn stream(n: usize, distinct: usize, seed: u64) -> Vec<String> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 7 {
+                0 => String::new(),
+                1 => format!("é日{}", x % 50),
+                _ => format!("crate::module::function_{}", x % distinct as u64),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn batch_gives_the_ids_of_one_by_one() {
+    // Large enough that the batch takes its prefetching path.
+    for (n, distinct) in [(scaled(5000), 300), (scaled(200_000), scaled(60_000))] {
+        let strings = stream(n, distinct, 42);
+        let mut one = StringTable::new();
+        let expected: Vec<StringId> = strings.iter().map(|s| one.intern(s)).collect();
+        let mut batch = StringTable::new();
+        let mut ids = vec![StringId::EMPTY; n];
+        // Uneven slices exercise partial groups.
+        let mut start = 0;
+        for (k, len) in [1usize, 15, 16, 17, 1000].iter().cycle().enumerate() {
+            if start == n || k > 10_000 {
+                break;
+            }
+            let end = (start + len).min(n);
+            batch.intern_batch(&strings[start..end], &mut ids[start..end]);
+            start = end;
+        }
+        batch.intern_batch(&strings[start..], &mut ids[start..]);
+        assert_eq!(ids, expected);
+        assert!(batch.iter().eq(one.iter()));
+    }
+}
+
+#[test]
+fn failed_batch_reports_progress_and_loses_nothing() {
+    let mut t = StringTable::with_limits(Limits::new().max_strings(101));
+    let strings: Vec<String> = (0..200).map(|i| format!("s{}", i % 150)).collect();
+    let mut ids = vec![StringId::EMPTY; strings.len()];
+    let err = t.try_intern_batch(&strings, &mut ids).unwrap_err();
+    assert_eq!(err.interned(), 100);
+    assert_eq!(err.error().kind(), ErrorKind::IdsExhausted);
+    assert!(
+        err.to_string()
+            .starts_with("batch stopped after 100 strings: string table is full")
+    );
+    for (s, id) in strings.iter().zip(&ids).take(100) {
+        assert_eq!(&t[*id], s.as_str());
+    }
+    assert_eq!(t.len(), 101);
+}
+
+#[test]
+#[should_panic(expected = "one output id per input string")]
+fn batch_checks_output_length() {
+    StringTable::new().intern_batch(&["a"], &mut []);
+}
+
+/// Merges `sources` into a fresh table built by `make` and checks every
+/// remapped id against a model.
+fn check_merge<S: std::hash::BuildHasher>(mut global: StringTable<S>, sources: &[StringTable<S>]) {
+    let mut model: HashMap<String, u32> = HashMap::from([(String::new(), 0)]);
+    let mut order = vec![String::new()];
+    for src in sources {
+        let remap = global.merge(src);
+        assert_eq!(remap.len(), src.len());
+        for (i, s) in src.iter().enumerate() {
+            let next = order.len() as u32;
+            let id = *model.entry(s.to_owned()).or_insert_with(|| {
+                order.push(s.to_owned());
+                next
+            });
+            let old = StringId::from_u32(i as u32);
+            assert_eq!(remap[old].to_u32(), id);
+            assert_eq!(remap.get(old), Some(StringId::from_u32(id)));
+        }
+        assert_eq!(remap.get(StringId::from_u32(src.len() as u32)), None);
+    }
+    assert!(global.iter().eq(order.iter().map(String::as_str)));
+}
+
+#[test]
+fn merge_with_shared_hasher_reuses_hashes_correctly() {
+    let global = StringTable::new();
+    let sources: Vec<_> = (0..4)
+        .map(|t| {
+            let mut table = StringTable::builder()
+                .hasher(global.hasher().clone())
+                .build();
+            for s in stream(scaled(20_000), scaled(5000), t) {
+                table.intern(&s);
+            }
+            table
+        })
+        .collect();
+    check_merge(global, &sources);
+}
+
+#[test]
+fn merge_with_different_seeds_rehashes() {
+    // Each `StringTable::new()` has its own random seed.
+    let sources: Vec<_> = (0..3)
+        .map(|t| {
+            let mut table = StringTable::new();
+            for s in stream(scaled(5000), scaled(2000), 100 + t) {
+                table.intern(&s);
+            }
+            table
+        })
+        .collect();
+    check_merge(StringTable::new(), &sources);
+}
+
+#[test]
+fn merge_with_fixed_hasher_and_from_resolver() {
+    type Fixed = BuildHasherDefault<std::hash::DefaultHasher>;
+    let mut a = StringTable::<Fixed>::with_default_hasher();
+    let mut b = StringTable::<Fixed>::with_default_hasher();
+    a.intern("shared");
+    let x = b.intern("only in b");
+    let y = b.intern("shared");
+    let remap = a.merge(&b.into_resolver());
+    assert_eq!(&a[remap[x]], "only in b");
+    assert_eq!(remap[y].index(), 1);
+    assert_eq!(a.len(), 3);
+}
+
+#[test]
+fn merge_into_a_full_table_fails_cleanly() {
+    let mut small = StringTable::with_limits(Limits::new().max_strings(3));
+    small.intern("keep");
+    let mut big = StringTable::new();
+    for i in 0..10 {
+        big.intern(&i.to_string());
+    }
+    let err = small.try_merge(&big).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::IdsExhausted);
+    assert_eq!(small.len(), 3);
+    assert_eq!(small.get("keep").map(StringId::index), Some(1));
+    assert_eq!(small.get("0").map(StringId::index), Some(2));
+}
+
+#[test]
+fn compact_keeps_referenced_strings_in_order() {
+    let mut t = StringTable::new();
+    let n = scaled(10_000);
+    let ids: Vec<StringId> = (0..n).map(|i| t.intern(&format!("frame {i}"))).collect();
+    let big = t.intern(&"x".repeat(if cfg!(miri) { 1000 } else { 300_000 }));
+    let keep: IdSet = ids.iter().copied().step_by(10).chain([big]).collect();
+    let before: Vec<String> = t.iter().map(str::to_owned).collect();
+    let (c, remap) = t.compact(&keep);
+    // The old table is untouched.
+    assert!(t.iter().eq(before.iter().map(String::as_str)));
+    // The new one holds "" and the kept strings, in old order.
+    let expected: Vec<&str> = std::iter::once("")
+        .chain(
+            before
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| keep.contains(StringId::from_u32(*i as u32)))
+                .map(|(_, s)| s.as_str()),
+        )
+        .collect();
+    assert!(c.iter().eq(expected.iter().copied()));
+    assert_eq!(c.len(), keep.len() + 1);
+    for (old, new) in remap.iter() {
+        match new {
+            Some(new) => {
+                assert_eq!(c[new], t[old]);
+                // The compact table is a working table: lookups find it.
+                assert_eq!(c.get(&t[old]), Some(new));
+            }
+            None => assert!(!keep.contains(old) && old != StringId::EMPTY),
+        }
+    }
+    assert_eq!(remap.get(StringId::EMPTY), Some(StringId::EMPTY));
+    assert!(c.memory_usage() < t.memory_usage());
+}
+
+#[test]
+fn compact_keeping_nothing_or_everything() {
+    let mut t = StringTable::new();
+    for i in 0..100 {
+        t.intern(&i.to_string());
+    }
+    let (none, remap) = t.compact(&IdSet::new());
+    assert_eq!(none.len(), 1);
+    assert_eq!(remap.iter().filter(|(_, n)| n.is_some()).count(), 1);
+    let all: IdSet = (0..t.len() as u32).map(StringId::from_u32).collect();
+    let (every, remap) = t.compact(&all);
+    assert!(every.iter().eq(t.iter()));
+    assert!(remap.iter().all(|(old, new)| new == Some(old)));
+}
+
+#[test]
+#[should_panic(expected = "has no new id in this remap")]
+fn remap_index_panics_on_dropped_id() {
+    let mut t = StringTable::new();
+    let a = t.intern("a");
+    let (_, remap) = t.compact(&IdSet::new());
+    let _ = remap[a];
+}
+
+#[test]
+fn frozen_table_encodes_from_several_threads() {
+    let mut t = StringTable::new();
+    for i in 0..scaled(20_000) {
+        t.intern(&format!("thread-shared string {i}"));
+    }
+    let resolver = t.into_resolver();
+    let mut expected = Vec::new();
+    strtab::pprof::write_string_table(resolver.iter(), &mut expected);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out =
+                        Vec::with_capacity(strtab::pprof::string_table_len(resolver.iter()));
+                    strtab::pprof::write_string_table(resolver.iter(), &mut out);
+                    out
+                })
+            })
+            .collect();
+        for h in handles {
+            assert_eq!(h.join().unwrap(), expected);
+        }
+    });
+}
+
+#[test]
+fn id_set_basics() {
+    let mut set = IdSet::with_capacity(10);
+    assert!(set.insert(StringId::from_u32(1000)));
+    assert!(!set.insert(StringId::from_u32(1000)));
+    assert!(set.contains(StringId::from_u32(1000)));
+    assert!(!set.contains(StringId::from_u32(999)));
+    assert!(!set.contains(StringId::from_u32(u32::MAX - 1)));
+    assert_eq!(set.len(), 1);
+    set.clear();
+    assert!(set.is_empty());
+}

@@ -1,0 +1,370 @@
+//! Behaviour tests for `StringTable` and `Resolver`.
+
+use std::hash::BuildHasherDefault;
+
+/// Scales loop counts down under Miri, which is orders of magnitude slower.
+const fn scaled(n: usize) -> usize {
+    if cfg!(miri) { n / 100 + 1 } else { n }
+}
+
+use strtab::{
+    ErrorKind, FIRST_CHUNK_CAPACITY, INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, Limits,
+    MAX_CHUNK_CAPACITY, PAGE_SIZE, StringId, StringTable,
+};
+
+#[test]
+fn empty_string_is_id_zero_everywhere() {
+    let tables = [
+        StringTable::new(),
+        StringTable::default(),
+        StringTable::with_capacity(0, 0),
+        StringTable::with_limits(Limits::new().max_bytes(0).max_strings(0)),
+    ];
+    for mut t in tables {
+        assert_eq!(t.len(), 1);
+        assert!(t.is_empty());
+        assert_eq!(t.get(""), Some(StringId::EMPTY));
+        assert_eq!(t.intern(""), StringId::EMPTY);
+        assert_eq!(t.resolve(StringId::EMPTY), Some(""));
+        assert_eq!(&t[StringId::EMPTY], "");
+        assert_eq!(t.iter().collect::<Vec<_>>(), [""]);
+        assert_eq!(t.into_resolver().resolve(StringId::EMPTY), Some(""));
+    }
+}
+
+#[test]
+fn ids_are_dense_and_in_insertion_order() {
+    let mut t = StringTable::new();
+    let words: Vec<String> = (0..scaled(2000)).map(|i| format!("fn_{i}")).collect();
+    for (i, w) in words.iter().enumerate() {
+        assert_eq!(t.intern(w).index(), i + 1);
+    }
+    for (i, w) in words.iter().enumerate() {
+        assert_eq!(t.intern(w).index(), i + 1, "a hit must return the first id");
+    }
+    assert_eq!(t.len(), words.len() + 1);
+    let all: Vec<&str> = t.iter().collect();
+    assert_eq!(all[0], "");
+    assert_eq!(
+        &all[1..],
+        words.iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    assert_eq!(t.iter().len(), t.len());
+}
+
+#[test]
+fn get_never_inserts() {
+    let mut t = StringTable::new();
+    assert_eq!(t.get("absent"), None);
+    assert_eq!(t.len(), 1);
+    let id = t.intern("present");
+    assert_eq!(t.get("present"), Some(id));
+    assert_eq!(t.get("absent"), None);
+    assert_eq!(t.len(), 2);
+}
+
+#[test]
+fn odd_strings_round_trip() {
+    let mut t = StringTable::new();
+    let long = "ä".repeat(5000);
+    let strings = [
+        "\0",
+        "a\0b",
+        "é",
+        "日本語",
+        "🦀🦀",
+        "\u{10FFFF}",
+        " ",
+        "\n\t",
+        long.as_str(),
+    ];
+    let ids: Vec<StringId> = strings.iter().map(|s| t.intern(s)).collect();
+    for (s, id) in strings.iter().zip(&ids) {
+        assert_eq!(&t[*id], *s);
+        assert_eq!(t.get(s), Some(*id));
+    }
+    // Prefixes and extensions of stored strings are different strings.
+    assert_eq!(t.get("a"), None);
+    assert_eq!(t.get("a\0"), None);
+    assert_ne!(t.intern("a\0b\0"), ids[1]);
+}
+
+#[test]
+fn strings_larger_than_any_chunk() {
+    let mut t = StringTable::new();
+    let small = t.intern("before");
+    let big: String = (0..3 * MAX_CHUNK_CAPACITY)
+        .map(|i| (b'a' + (i % 26) as u8) as char)
+        .collect();
+    let id = t.intern(&big);
+    let after = t.intern("after");
+    assert_eq!(&t[id], big.as_str());
+    assert_eq!(t.get(&big), Some(id));
+    assert_eq!(&t[small], "before");
+    assert_eq!(&t[after], "after");
+    // The big string costs about its own size, not a doubled chunk.
+    assert!(
+        t.memory_usage() < big.len() + 2 * MAX_CHUNK_CAPACITY,
+        "{}",
+        t.memory_usage()
+    );
+}
+
+#[test]
+fn resolve_unknown_ids_is_none() {
+    let mut t = StringTable::new();
+    t.intern("a");
+    assert_eq!(t.resolve(StringId::from_u32(2)), None);
+    assert_eq!(t.resolve(StringId::from_u32(u32::MAX)), None);
+}
+
+#[test]
+#[should_panic(expected = "StringId(5) was not given out by this table, which holds 2 strings")]
+fn index_panics_on_unknown_id() {
+    let mut t = StringTable::new();
+    t.intern("a");
+    let _ = &t[StringId::from_u32(5)];
+}
+
+#[test]
+#[should_panic(expected = "string table is full: it holds 2 strings, the most its limits allow")]
+fn intern_panics_with_the_try_intern_message() {
+    let mut t = StringTable::with_limits(Limits::new().max_strings(2));
+    t.intern("a");
+    t.intern("a"); // a hit never fails
+    t.intern("b");
+}
+
+#[test]
+fn string_limit_is_exact() {
+    let mut t = StringTable::with_limits(Limits::new().max_strings(10));
+    for i in 1..10 {
+        t.try_intern(&i.to_string()).unwrap();
+    }
+    assert_eq!(t.len(), 10);
+    let e = t.try_intern("one more").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::IdsExhausted);
+    assert_eq!(t.len(), 10);
+    assert_eq!(t.try_intern("9").unwrap().index(), 9);
+    t.clear();
+    assert_eq!(t.try_intern("one more").unwrap().index(), 1);
+}
+
+#[test]
+fn memory_limit_is_hard_and_named() {
+    let limit = 100_000;
+    let mut t = StringTable::with_limits(Limits::new().max_bytes(limit));
+    let mut ok = Vec::new();
+    let err = loop {
+        let s = format!("some/fairly/long/path/to/a/source/file_{}.rs", ok.len());
+        match t.try_intern(&s) {
+            Ok(id) => ok.push((id, s)),
+            Err(e) => break e,
+        }
+        assert!(t.memory_usage() <= limit);
+    };
+    assert_eq!(err.kind(), ErrorKind::MemoryLimit);
+    assert!(err.to_string().contains("memory limit"), "{err}");
+    assert!(err.to_string().contains(&limit.to_string()), "{err}");
+    assert!(
+        ok.len() > 500,
+        "only {} strings fit in {limit} bytes",
+        ok.len()
+    );
+    for (id, s) in &ok {
+        assert_eq!(&t[*id], s.as_str());
+    }
+    // Hits still work at the limit.
+    assert_eq!(t.try_intern(&ok[0].1).unwrap(), ok[0].0);
+}
+
+#[test]
+fn new_table_is_page_tuned() {
+    let t = StringTable::new();
+    let m = t.memory_usage();
+    // One 16 KiB chunk (with footer), a one-page index, a 512-bucket table,
+    // and a few dozen bytes of bookkeeping.
+    let expected_min =
+        FIRST_CHUNK_CAPACITY + strtab::CHUNK_FOOTER_SIZE + INITIAL_INDEX_CAPACITY * 8 + 512 * 5;
+    assert!(
+        m >= expected_min && m < expected_min + 256,
+        "{m} vs {expected_min}"
+    );
+    assert_eq!(FIRST_CHUNK_CAPACITY + strtab::CHUNK_OVERHEAD, 4 * PAGE_SIZE);
+    assert_eq!(
+        (INITIAL_INDEX_CAPACITY * 8 + strtab::MALLOC_HEADER_SIZE) % PAGE_SIZE,
+        0
+    );
+    assert_eq!(INITIAL_TABLE_CAPACITY, 448);
+}
+
+#[test]
+fn first_growths_stay_within_page_tuned_allocations() {
+    // Filling the first chunk, index and table allocates nothing new.
+    let mut t = StringTable::new();
+    let m = t.memory_usage();
+    let mut bytes = 0;
+    let mut i = 0;
+    while t.len() < INITIAL_TABLE_CAPACITY {
+        let s = format!("f{i:05}");
+        if bytes + s.len() > FIRST_CHUNK_CAPACITY {
+            break;
+        }
+        bytes += s.len();
+        t.intern(&s);
+        i += 1;
+    }
+    assert_eq!(t.memory_usage(), m);
+}
+
+#[test]
+fn capacity_hint_means_no_growth() {
+    let strings: Vec<String> = (0..scaled(10_000))
+        .map(|i| format!("module::function_{i}"))
+        .collect();
+    let bytes: usize = strings.iter().map(String::len).sum();
+    let mut t = StringTable::with_capacity(strings.len(), bytes);
+    let m = t.memory_usage();
+    for s in &strings {
+        t.intern(s);
+    }
+    assert_eq!(t.memory_usage(), m);
+    assert_eq!(t.len(), strings.len() + 1);
+}
+
+#[test]
+fn clear_keeps_memory_and_refill_allocates_nothing() {
+    let mut t = StringTable::new();
+    let fill = |t: &mut StringTable| {
+        for i in 0..scaled(20_000) {
+            t.intern(&format!("label_value_{i}"));
+        }
+        t.intern(&"x".repeat(100_000)); // a dedicated chunk
+        t.intern(&"y".repeat(20_000));
+    };
+    fill(&mut t);
+    let full = t.memory_usage();
+    t.clear();
+    assert_eq!(t.len(), 1);
+    assert_eq!(t.get("label_value_1"), None);
+    assert_eq!(t.memory_usage(), full);
+    fill(&mut t);
+    assert_eq!(
+        t.memory_usage(),
+        full,
+        "refilling to the same size allocated"
+    );
+    assert_eq!(t.intern("label_value_0").index(), 1);
+    assert_eq!(t.len(), scaled(20_000) + 3);
+}
+
+#[test]
+fn into_resolver_drops_the_hash_table() {
+    let mut t = StringTable::new();
+    let n = scaled(5000);
+    let ids: Vec<_> = (0..n).map(|i| t.intern(&format!("s{i}"))).collect();
+    let before = t.memory_usage();
+    let r = t.into_resolver();
+    assert!(r.memory_usage() < before);
+    assert_eq!(r.len(), n + 1);
+    for (i, id) in ids.iter().enumerate() {
+        assert_eq!(&r[*id], format!("s{i}"));
+    }
+    assert_eq!(r.iter().next_back(), Some(format!("s{}", n - 1).as_str()));
+    assert!(format!("{r:?}").starts_with("Resolver"));
+}
+
+#[test]
+fn debug_is_a_summary() {
+    let mut t = StringTable::new();
+    let n = scaled(100_000);
+    for i in 0..n {
+        t.intern(&format!("string number {i}"));
+    }
+    let d = format!("{t:?}");
+    assert!(d.len() < 200, "{d}");
+    assert!(d.contains(&format!("len: {}", n + 1)), "{d}");
+    assert!(!d.contains("string number"));
+}
+
+#[test]
+fn table_moves_to_another_thread() {
+    let mut t = StringTable::new();
+    let id = t.intern("exported");
+    let handle = std::thread::spawn(move || {
+        let r = t.into_resolver();
+        r[id].to_owned()
+    });
+    assert_eq!(handle.join().unwrap(), "exported");
+}
+
+#[test]
+fn custom_hasher() {
+    type Fixed = BuildHasherDefault<std::hash::DefaultHasher>;
+    let mut a = StringTable::builder().hasher(Fixed::default()).build();
+    let mut b = StringTable::<Fixed>::with_default_hasher();
+    for i in 0..scaled(1000) {
+        let s = i.to_string();
+        assert_eq!(a.intern(&s), b.intern(&s));
+    }
+    assert_eq!(a.get("0").map(StringId::index), Some(1));
+}
+
+#[test]
+fn string_id_conversions() {
+    let id = StringId::from_u32(u32::MAX);
+    assert_eq!(id.to_u32(), u32::MAX);
+    assert_eq!(id.index(), u32::MAX as usize);
+    assert_eq!(u32::from(StringId::from_u32(7)), 7);
+    assert_eq!(usize::from(StringId::from_u32(7)), 7);
+    assert_eq!(format!("{:?}", StringId::EMPTY), "StringId(0)");
+    assert!(StringId::from_u32(1) < StringId::from_u32(2));
+    assert_eq!(StringId::default(), StringId::EMPTY);
+}
+
+#[test]
+fn limits_clamp() {
+    assert_eq!(Limits::new().max_strings(0).get_max_strings(), 1);
+    let t = StringTable::with_limits(Limits::new().max_bytes(1));
+    assert!(t.limits().get_max_bytes() >= t.memory_usage());
+    assert!(
+        t.memory_usage() < 256,
+        "a tiny limit must start with a tiny table"
+    );
+}
+
+#[test]
+fn interleaved_large_strings_keep_blocks_open() {
+    // Strings just over the dedicated threshold, alternating with small
+    // ones and sometimes two in a row: each must resolve, and the small
+    // strings keep filling their block instead of wasting it.
+    let big = if cfg!(miri) { 70_000 } else { 70_000 };
+    let mut t = StringTable::new();
+    let mut expected = Vec::new();
+    let mut stored = 0;
+    for i in 0..scaled(400) {
+        let s = if i % 7 == 3 || i % 7 == 4 {
+            format!("{i}{}", "L".repeat(big))
+        } else {
+            format!("small string {i}")
+        };
+        stored += s.len();
+        expected.push((t.intern(&s), s));
+    }
+    for (id, s) in &expected {
+        assert_eq!(&t[*id], s.as_str());
+        assert_eq!(t.get(s), Some(*id));
+    }
+    assert!(
+        t.iter()
+            .skip(1)
+            .eq(expected.iter().map(|(_, s)| s.as_str()))
+    );
+    if !cfg!(miri) {
+        assert!(
+            t.memory_usage() < stored + stored / 4 + (64 << 10),
+            "{} for {stored}",
+            t.memory_usage()
+        );
+    }
+}
