@@ -3,28 +3,26 @@
 //!
 //! # Layout
 //!
-//! The arena is a [`Bump`] whose chunks we size ourselves (see
-//! [`Arena::grow`]). Each chunk is cut into *blocks* of at most
-//! [`MAX_BLOCK`] bytes; strings are appended to the current block, so the
-//! strings of one block are contiguous and in id order. A string is located
-//! by a packed 32-bit [`Loc`]: the block number in the high
-//! [`BLOCK_BITS`] bits and the offset of the string's *end* within the block
-//! in the low [`LOCAL_BITS`] bits. Its start is the end of the previous
-//! string if that one is in the same block, and 0 otherwise. The caller keeps
-//! the `Loc`s in id order with a leading zero sentinel, so resolving an id
-//! reads two adjacent `u32`s: four bytes per string instead of a 16-byte
-//! `&str`.
+//! The arena is a [`Bump`] whose chunk sizes we steer (see
+//! [`Arena::add_chunk`]). Each chunk is cut into *blocks* of at most
+//! [`MAX_BLOCK`] bytes, filled from the front with *records*: a string's
+//! length as a LEB128 varint, then its bytes. A record never straddles
+//! blocks. It is located by a packed 32-bit [`Loc`]: the block number in
+//! the high [`BLOCK_BITS`] bits and the record's offset within the block in
+//! the low [`LOCAL_BITS`] bits. A `Loc` is self-contained, so the hash
+//! table can keep it beside each id and a lookup reads the string without
+//! first reading the id index: one dependent cache miss fewer per hit.
 //!
-//! A string too large for a block gets a *dedicated* block of its own, marked
-//! by the local end [`DEDICATED`]; its length is the block's `used` count.
+//! A record too large for a normal block gets a *dedicated* block sized to
+//! it (the current block stays open for the strings that follow).
 //!
 //! # Safety
 //!
 //! Block memory is handed out by bumpalo uninitialised, as
-//! `&mut [MaybeUninit<u8>]`. The only `unsafe` in the crate is [`Arena::bytes`]
-//! (reading back bytes that [`Arena::push`] initialised) and
-//! [`Arena::str`] (which knows those bytes were copied from a `&str`, so a
-//! range ending at a recorded `Loc` is valid UTF-8).
+//! `&mut [MaybeUninit<u8>]` ([`alloc_uninit`]). [`Arena::bytes`] reads back
+//! bytes that [`Arena::push`] initialised, and [`Arena::str`] skips UTF-8
+//! validation of bytes that `push` copied from a `&str`. These are the only
+//! `unsafe` blocks in the module.
 
 use core::alloc::Layout;
 use core::mem::MaybeUninit;
@@ -54,28 +52,33 @@ pub const CHUNK_OVERHEAD: usize = (CHUNK_FOOTER_SIZE + MALLOC_HEADER_SIZE).next_
 /// header fill exactly 16 KiB (16,320 bytes on 64-bit targets).
 pub const FIRST_CHUNK_CAPACITY: usize = 4 * PAGE_SIZE - CHUNK_OVERHEAD;
 
-/// Usable bytes of the largest chunk the arena grows to by itself: 64 pages
-/// (256 KiB) minus [`CHUNK_OVERHEAD`]. Chunks double from
-/// [`FIRST_CHUNK_CAPACITY`] up to this size and then stay there, so the unused
-/// tail of the last chunk never exceeds 256 KiB.
+/// Usable bytes of a 256 KiB chunk (64 pages minus [`CHUNK_OVERHEAD`]).
+/// Chunks double from [`FIRST_CHUNK_CAPACITY`] up to this size; beyond it a
+/// chunk size is kept for several chunks and doubles only once the arena
+/// holds [`CHUNK_GROWTH_RATIO`] times that size. The number of chunks thus
+/// still grows with the logarithm of the bytes stored, while the unused
+/// tail of the last chunk stays under a fifth of the arena.
 pub const MAX_CHUNK_CAPACITY: usize = 64 * PAGE_SIZE - CHUNK_OVERHEAD;
 
-/// Bits of a [`Loc`] that hold the end offset within a block.
+/// Beyond [`MAX_CHUNK_CAPACITY`], the chunk size doubles once the arena
+/// holds this many times the current chunk size.
+pub const CHUNK_GROWTH_RATIO: usize = 8;
+
+/// Bits of a [`Loc`] that hold the record's offset within its block.
 const LOCAL_BITS: u32 = 18;
 /// Bits of a [`Loc`] that hold the block number.
 const BLOCK_BITS: u32 = 32 - LOCAL_BITS;
-/// Mask of the local end offset in a [`Loc`].
+/// Mask of the local offset in a [`Loc`].
 const LOCAL_MASK: u32 = (1 << LOCAL_BITS) - 1;
-/// Local end that marks a dedicated block: the string is the whole block.
-const DEDICATED: u32 = LOCAL_MASK;
-/// Largest number of bytes normal strings may use in one block: every end
-/// offset must be below [`DEDICATED`].
-const MAX_BLOCK: usize = LOCAL_MASK as usize - 1;
+/// Largest block: every record offset in it fits [`LOCAL_BITS`].
+const MAX_BLOCK: usize = LOCAL_MASK as usize + 1;
 /// Number of blocks a [`Loc`] can address (block 0 is the empty block).
 const MAX_BLOCKS: usize = 1 << BLOCK_BITS;
-/// Strings longer than this that do not fit the current block get a
+/// Records longer than this that do not fit the current block get a
 /// dedicated block instead of retiring a partly used block for them.
 pub(crate) const DEDICATED_MIN: usize = MAX_CHUNK_CAPACITY / 4;
+/// Most bytes a LEB128 length takes.
+const MAX_VARINT: usize = 10;
 /// bumpalo's smallest chunk (`DEFAULT_CHUNK_SIZE_WITHOUT_FOOTER`).
 const BUMPALO_MIN_CHUNK: usize = 512 - CHUNK_OVERHEAD;
 
@@ -88,8 +91,50 @@ const _: () = {
     assert!(DEDICATED_MIN > 0);
 };
 
-/// A packed string location: block number and end offset within the block.
+/// A packed record location: block number and offset within the block.
 pub(crate) type Loc = u32;
+
+/// The bytes of the record at the start of `rec` (empty if `rec` is).
+#[inline]
+fn record(rec: &[u8]) -> &[u8] {
+    let Some(&b0) = rec.first() else {
+        return &[];
+    };
+    if b0 < 0x80 {
+        return &rec[1..1 + usize::from(b0)];
+    }
+    record_long(rec)
+}
+
+/// [`record`] for lengths of 128 bytes and more.
+#[inline(never)]
+fn record_long(rec: &[u8]) -> &[u8] {
+    let mut len = 0usize;
+    for (i, &b) in rec.iter().enumerate().take(MAX_VARINT) {
+        len |= usize::from(b & 0x7f) << (7 * i);
+        if b < 0x80 {
+            return &rec[i + 1..i + 1 + len];
+        }
+    }
+    unreachable!("corrupt record length")
+}
+
+/// Writes `len` as a LEB128 varint at the start of `out`; returns its size.
+fn write_len(mut len: usize, out: &mut [MaybeUninit<u8>]) -> usize {
+    let mut i = 0;
+    while len >= 0x80 {
+        out[i].write((len as u8) | 0x80);
+        len >>= 7;
+        i += 1;
+    }
+    out[i].write(len as u8);
+    i + 1
+}
+
+/// Bytes of the LEB128 varint of `len`.
+fn len_size(len: usize) -> usize {
+    (usize::BITS - (len | 1).leading_zeros()).div_ceil(7) as usize
+}
 
 /// One block: a slice of an arena chunk, filled from the front.
 struct Block<'a> {
@@ -185,8 +230,8 @@ pub(crate) struct Arena {
     last_chunk: usize,
     /// Usable bytes of the next normal chunk.
     next_chunk: usize,
-    /// Whether the last string pushed went to a dedicated block.
-    last_dedicated: bool,
+    /// Usable bytes of all normal (not dedicated) chunks.
+    normal_bytes: usize,
 }
 
 impl core::fmt::Debug for Arena {
@@ -211,17 +256,15 @@ impl Arena {
             chunk_bytes: 0,
             last_chunk: 0,
             next_chunk: FIRST_CHUNK_CAPACITY,
-            last_dedicated: false,
+            normal_bytes: 0,
         };
         if capacity > 0 {
             let capacity = bumpalo_chunk_capacity(capacity)
                 .filter(|&c| c <= MAX_ARENA_BYTES)
                 .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, capacity))?;
-            arena.add_chunk(capacity, None, usize::MAX)?;
+            arena.normal_bytes = arena.add_chunk(capacity, None, usize::MAX)?;
             arena.cur = 1;
-            arena.next_chunk = bumpalo_chunk_capacity(capacity.saturating_mul(2))
-                .unwrap_or(MAX_CHUNK_CAPACITY)
-                .clamp(FIRST_CHUNK_CAPACITY, MAX_CHUNK_CAPACITY);
+            arena.next_chunk = capacity.clamp(FIRST_CHUNK_CAPACITY, MAX_CHUNK_CAPACITY);
         }
         Ok(arena)
     }
@@ -244,126 +287,115 @@ impl Arena {
         self.core.borrow_blocks().len()
     }
 
-    /// The bytes of the string that ends at `loc`, given the `Loc`s of the
-    /// two strings before it in id order (`prev2`, then `prev`).
-    ///
-    /// The string starts where `prev` ends if `prev` is in the same block;
-    /// if `prev` is a dedicated string placed while this block stayed open,
-    /// where `prev2` ends; otherwise at 0.
+    /// The bytes of the string whose record is at `loc`.
     #[inline]
-    pub(crate) fn bytes(&self, prev2: Loc, prev: Loc, loc: Loc) -> &[u8] {
-        let block = loc >> LOCAL_BITS;
-        let mut end = (loc & LOCAL_MASK) as usize;
-        let mut start = if prev >> LOCAL_BITS == block {
-            (prev & LOCAL_MASK) as usize
-        } else if prev & LOCAL_MASK == DEDICATED && prev2 >> LOCAL_BITS == block {
-            (prev2 & LOCAL_MASK) as usize
-        } else {
-            0
-        };
-        let b = &self.core.borrow_blocks()[block as usize];
-        if end == DEDICATED as usize {
-            start = 0;
-            end = b.used;
-        }
+    pub(crate) fn bytes(&self, loc: Loc) -> &[u8] {
+        let b = &self.core.borrow_blocks()[(loc >> LOCAL_BITS) as usize];
         let init = &b.data[..b.used];
         // SAFETY: `data[..used]` has been initialised by `push`, which only
         // ever increases `used` after writing the bytes below it, and `clear`
         // resets `used` to 0 without touching the data.
         let init: &[u8] = unsafe { init.assume_init_ref() };
-        &init[start..end]
+        record(&init[(loc & LOCAL_MASK) as usize..])
     }
 
-    /// The string that ends at `loc`; see [`Arena::bytes`].
+    /// The address of the record at `loc`, for a prefetch: reads no
+    /// string memory.
     #[inline]
-    pub(crate) fn str(&self, prev2: Loc, prev: Loc, loc: Loc) -> &str {
-        let bytes = self.bytes(prev2, prev, loc);
-        // SAFETY: `prev2`, `prev` and `loc` are consecutive locations the
-        // caller recorded from `push`, so by the rule in `bytes` (the one
-        // `push` follows when it places strings) `bytes` is exactly what
-        // `push` copied from one `&str`: strings never straddle blocks, and
-        // each starts where the previous string of its block ended. Those
-        // bytes were valid UTF-8 and have not changed since: blocks are only
-        // written past `used`.
+    pub(crate) fn record_addr(&self, loc: Loc) -> *const u8 {
+        match self.core.borrow_blocks().get((loc >> LOCAL_BITS) as usize) {
+            Some(b) => b
+                .data
+                .as_ptr()
+                .cast::<u8>()
+                .wrapping_add((loc & LOCAL_MASK) as usize),
+            None => core::ptr::null(),
+        }
+    }
+
+    /// The string whose record is at `loc`; see [`Arena::bytes`].
+    #[inline]
+    pub(crate) fn str(&self, loc: Loc) -> &str {
+        let bytes = self.bytes(loc);
+        // SAFETY: `loc` is a location returned by `push` (the callers only
+        // keep those), so `bytes` is exactly what `push` copied there from
+        // a `&str`: valid UTF-8. Records are never overwritten until
+        // `clear`, which the callers follow by forgetting every `Loc`.
         unsafe { core::str::from_utf8_unchecked(bytes) }
     }
 
-    /// Copies `s` into the arena and returns its location. May add a chunk
-    /// of at most `budget` heap bytes (block list growth included). On error
-    /// nothing changes except, possibly, the block list's capacity.
+    /// Copies `s` into the arena as a record and returns its location. May
+    /// add a chunk of at most `budget` heap bytes (block list growth
+    /// included). On error nothing changes except, possibly, the block
+    /// list's capacity.
     pub(crate) fn push(&mut self, s: &str, budget: usize) -> Result<Loc, Error> {
-        let len = s.len();
+        let size = len_size(s.len()) + s.len();
         let cur = self.cur;
         let fits = self
             .core
-            .with_blocks(|blocks| blocks[cur].remaining() >= len);
+            .with_blocks(|blocks| blocks[cur].remaining() >= size);
         let block = if fits {
-            self.last_dedicated = false;
             cur
-        } else if len > DEDICATED_MIN {
-            let d = self.dedicated_block(len, budget)?;
-            // A dedicated string normally leaves the current block open, and
-            // the next string's start is found one entry further back. Two
-            // in a row retire the current block, so that walk never goes
-            // further than one entry.
-            if self.last_dedicated {
-                self.cur = d;
-            }
-            self.last_dedicated = true;
-            d
+        } else if size > DEDICATED_MIN {
+            // The current block stays open for the strings that follow.
+            self.dedicated_block(size, budget)?
         } else {
-            self.advance(len, budget)?;
-            self.last_dedicated = false;
+            self.advance(size, budget)?;
             self.cur
         };
-        let end = self.core.with_blocks_mut(|blocks| {
+        let start = self.core.with_blocks_mut(|blocks| {
             let b = &mut blocks[block];
             let start = b.used;
-            b.data[start..start + len].write_copy_of_slice(s.as_bytes());
-            b.used = start + len;
-            if b.limit == 0 {
-                DEDICATED
-            } else {
-                // `used <= limit <= MAX_BLOCK < DEDICATED`, so it fits.
-                b.used as u32
-            }
+            let rest = &mut b.data[start..start + size];
+            let n = write_len(s.len(), rest);
+            rest[n..].write_copy_of_slice(s.as_bytes());
+            b.used = start + size;
+            start
         });
-        // `block < MAX_BLOCKS` is checked when blocks are added.
-        Ok(((block as u32) << LOCAL_BITS) | end)
+        // `block < MAX_BLOCKS` is checked when blocks are added, and every
+        // record starts below `MAX_BLOCK`.
+        Ok(((block as u32) << LOCAL_BITS) | start as u32)
     }
 
-    /// Makes `self.cur` an empty block that can take `len` bytes, reusing
+    /// Makes `self.cur` an empty block that can take `size` bytes, reusing
     /// blocks kept by `clear` (or left over from a chunk) before
     /// allocating a new chunk.
     #[cold]
-    fn advance(&mut self, len: usize, budget: usize) -> Result<(), Error> {
+    fn advance(&mut self, size: usize, budget: usize) -> Result<(), Error> {
         let cur = self.cur;
         let reuse = self.core.with_blocks(|blocks| {
-            (cur + 1..blocks.len()).find(|&i| blocks[i].used == 0 && blocks[i].limit >= len)
+            (cur + 1..blocks.len()).find(|&i| blocks[i].used == 0 && blocks[i].limit >= size)
         });
         if let Some(i) = reuse {
             self.cur = i;
             return Ok(());
         }
+        // Double small chunks; past MAX_CHUNK_CAPACITY, double only once the
+        // arena holds CHUNK_GROWTH_RATIO chunks' worth.
+        let mut next = self.next_chunk;
+        if self.normal_bytes > 0
+            && (next < MAX_CHUNK_CAPACITY || self.normal_bytes >= CHUNK_GROWTH_RATIO * next)
+        {
+            next = bumpalo_chunk_capacity(next.saturating_mul(2)).unwrap_or(next);
+        }
+        let capacity = bumpalo_chunk_capacity(size.max(next))
+            .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, size))?;
         let first = self.block_count();
-        let capacity = bumpalo_chunk_capacity(len.max(self.next_chunk))
-            .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, len))?;
-        self.add_chunk(capacity, None, budget)?;
-        self.next_chunk = bumpalo_chunk_capacity(self.next_chunk * 2)
-            .unwrap_or(MAX_CHUNK_CAPACITY)
-            .min(MAX_CHUNK_CAPACITY);
+        let added = self.add_chunk(capacity, None, budget)?;
+        self.next_chunk = next;
+        self.normal_bytes += added;
         self.cur = first;
         Ok(())
     }
 
-    /// An empty block of at least `len` bytes marked dedicated: a reused
-    /// one, or the first block of a new chunk sized for the string.
+    /// An empty block of at least `size` bytes marked dedicated: a reused
+    /// one, or the first block of a new chunk sized for the record.
     #[cold]
-    fn dedicated_block(&mut self, len: usize, budget: usize) -> Result<usize, Error> {
+    fn dedicated_block(&mut self, size: usize, budget: usize) -> Result<usize, Error> {
         let cur = self.cur;
         let reuse = self.core.with_blocks_mut(|blocks| {
             let i = (cur + 1..blocks.len())
-                .find(|&i| blocks[i].used == 0 && blocks[i].data.len() >= len)?;
+                .find(|&i| blocks[i].used == 0 && blocks[i].data.len() >= size)?;
             blocks[i].limit = 0;
             Some(i)
         });
@@ -371,9 +403,9 @@ impl Arena {
             return Ok(i);
         }
         let first = self.block_count();
-        let capacity = bumpalo_chunk_capacity(len)
-            .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, len))?;
-        self.add_chunk(capacity, Some(len), budget)?;
+        let capacity = bumpalo_chunk_capacity(size)
+            .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, size))?;
+        self.add_chunk(capacity, Some(size), budget)?;
         Ok(first)
     }
 
@@ -386,7 +418,7 @@ impl Arena {
         capacity: usize,
         dedicated: Option<usize>,
         budget: usize,
-    ) -> Result<(), Error> {
+    ) -> Result<usize, Error> {
         let actual = steered_chunk_capacity(self.last_chunk, capacity)
             .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, capacity))?;
         // Blocks this chunk is cut into.
@@ -454,7 +486,7 @@ impl Arena {
         );
         self.chunk_bytes += added + CHUNK_FOOTER_SIZE;
         self.last_chunk = added;
-        Ok(())
+        Ok(added)
     }
 
     /// Forgets every string but keeps all chunks for reuse.
@@ -466,7 +498,6 @@ impl Arena {
             }
         });
         self.cur = 0;
-        self.last_dedicated = false;
     }
 }
 

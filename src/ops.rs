@@ -10,8 +10,8 @@ use crate::id::StringId;
 use crate::prefetch::prefetch;
 use crate::remap::{IdSet, Remap};
 use crate::resolver::Resolver;
-use crate::store::{SENTINELS, Store};
-use crate::table::{Builder, StringTable, hash_str, table_hash};
+use crate::store::Store;
+use crate::table::{Builder, StringTable, hash_str, slot_id, slot_loc, table_hash};
 
 /// Strings handled per pipeline round of a batch: enough independent
 /// lookups to keep the CPU's outstanding cache misses busy.
@@ -307,8 +307,8 @@ impl<S: BuildHasher> StringTable<S> {
 
     /// Starts loading everything the lookups of `group` will touch, one
     /// level of the dependency chain at a time so each level's misses
-    /// overlap: hash-table slots, then the first candidate's index entry,
-    /// then its bytes. Addresses are computed from hashbrown's layout (ids
+    /// overlap: hash-table slots, then the first candidate's string
+    /// (whose location the slot holds). Addresses are computed from hashbrown's layout (ids
     /// stored below the control bytes, probing from `hash & mask`); a wrong
     /// guess costs only a useless prefetch.
     #[inline(never)]
@@ -319,41 +319,31 @@ impl<S: BuildHasher> StringTable<S> {
         for &(hash, _) in group {
             let pos = (table_hash(hash) as usize) & mask;
             prefetch(ctrl.wrapping_add(pos));
-            prefetch(ctrl.wrapping_sub((pos + 1) * size_of::<u32>()));
+            prefetch(ctrl.wrapping_sub((pos + 1) * size_of::<u64>()));
         }
-        let mut candidates = [u32::MAX; GROUP];
-        for (c, &(hash, _)) in candidates.iter_mut().zip(group) {
-            if let Some(&id) = self.table.iter_hash(table_hash(hash)).next() {
-                *c = id;
-                prefetch(
-                    self.store
-                        .entries
-                        .as_ptr()
-                        .wrapping_add(id as usize + SENTINELS),
-                );
-            }
-        }
-        for (&c, &(hash, _)) in candidates.iter().zip(group) {
-            if c != u32::MAX && self.store.hash_at(c as usize) == hash {
-                prefetch(self.store.bytes_at(c as usize).as_ptr());
+        for &(hash, _) in group {
+            if let Some(&slot) = self.table.iter_hash(table_hash(hash)).next() {
+                prefetch(self.store.arena.record_addr(slot_loc(slot)));
             }
         }
     }
 
     /// The address of the hash table's control bytes and its bucket mask,
     /// found from the bucket that holds id 1 (hashbrown stores bucket `i`
-    /// at `ctrl - (i + 1) * size_of::<u32>()`).
+    /// at `ctrl - (i + 1) * size_of::<u64>()`).
     fn table_ctrl(&self) -> Option<(*const u8, usize)> {
         if self.store.len() < 2 {
             return None;
         }
         let index = self
             .table
-            .find_bucket_index(table_hash(self.store.hash_at(1)), |&id| id == 1)?;
-        let bucket: *const u32 = self.table.get_bucket(index)?;
+            .find_bucket_index(table_hash(self.store.hash_at(1)), |&slot| {
+                slot_id(slot) == 1
+            })?;
+        let bucket: *const u64 = self.table.get_bucket(index)?;
         let ctrl = bucket
             .cast::<u8>()
-            .wrapping_add((index + 1) * size_of::<u32>());
+            .wrapping_add((index + 1) * size_of::<u64>());
         Some((ctrl, self.table.num_buckets() - 1))
     }
 }

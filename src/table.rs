@@ -6,22 +6,26 @@ use core::ops::Index;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
-use crate::arena::{Arena, FIRST_CHUNK_CAPACITY, MALLOC_HEADER_SIZE, PAGE_SIZE};
+use crate::arena::Loc;
+use crate::arena::{
+    Arena, FIRST_CHUNK_CAPACITY, MALLOC_HEADER_SIZE, MAX_CHUNK_CAPACITY, PAGE_SIZE,
+};
 use crate::error::{Error, ErrorKind};
 use crate::id::StringId;
 use crate::iter::Iter;
 use crate::limits::Limits;
 use crate::resolver::Resolver;
-use crate::store::{Entry, SENTINELS, Store};
+use crate::store::{Entry, Store};
 
 /// Id-index entries in a new table: one 4 KiB page including the
 /// allocator's header (510 entries of 8 bytes on 64-bit targets).
 pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / size_of::<Entry>();
 
-/// Strings a new table's hash table holds before it first grows: 448, the
-/// capacity of 512 buckets (4-byte ids plus 1 control byte each, 2,576
-/// bytes), the largest hashbrown table that fits in one 4 KiB page.
-pub const INITIAL_TABLE_CAPACITY: usize = 448;
+/// Strings a new table's hash table holds before it first grows: 224, the
+/// capacity of 256 buckets (an 8-byte id-and-location slot plus 1 control
+/// byte each, 2,320 bytes), the largest hashbrown table that fits in one
+/// 4 KiB page.
+pub const INITIAL_TABLE_CAPACITY: usize = 224;
 
 /// The 32-bit hash a table caches for `s`: the high half of the 64-bit hash.
 #[inline]
@@ -45,6 +49,39 @@ pub(crate) fn table_hash(hash: u32) -> u64 {
 /// hashes when merging.
 pub(crate) fn hasher_fingerprint<S: BuildHasher>(build: &S) -> u64 {
     build.hash_one("strtab: hasher fingerprint \u{1F980}")
+}
+
+/// A hash-table slot: an id and, beside it, its string's arena location,
+/// so a lookup reads the string without first reading the id index.
+#[inline]
+fn slot(id: u32, loc: Loc) -> u64 {
+    (u64::from(loc) << 32) | u64::from(id)
+}
+
+/// The id of a slot.
+#[inline]
+pub(crate) fn slot_id(slot: u64) -> u32 {
+    // Truncation intended: the id is the low half.
+    slot as u32
+}
+
+/// The arena location of a slot.
+#[inline]
+pub(crate) fn slot_loc(slot: u64) -> Loc {
+    (slot >> 32) as u32
+}
+
+/// Arena bytes for `strings` strings of `bytes` bytes in all: each string's
+/// record adds a length prefix (1 byte below 128 bytes, 2 below 16 KiB),
+/// and a string never straddles two 256 KiB blocks, which leaves a small
+/// tail unused in each.
+pub(crate) fn arena_bytes_for(strings: usize, bytes: usize) -> usize {
+    if bytes == 0 {
+        return 0;
+    }
+    let prefixes = strings.saturating_mul(2);
+    let tails = (bytes / MAX_CHUNK_CAPACITY + 1).saturating_mul(256);
+    bytes.saturating_add(prefixes).saturating_add(tails)
 }
 
 /// The next id-index capacity: 1.5 times the current one, rounded so the
@@ -84,8 +121,9 @@ fn table_growth_bound(current_allocation: usize) -> usize {
 /// ```
 pub struct StringTable<S = DefaultHashBuilder> {
     pub(crate) store: Store,
-    /// Ids, keyed by the strings' cached hashes.
-    pub(crate) table: HashTable<u32>,
+    /// Ids with their strings' locations (see [`slot`]), keyed by the
+    /// strings' cached hashes.
+    pub(crate) table: HashTable<u64>,
     pub(crate) hasher: S,
     pub(crate) limits: Limits,
 }
@@ -229,7 +267,7 @@ impl<S: BuildHasher> Builder<S> {
     pub fn try_build(self) -> Result<StringTable<S>, Error> {
         let (strings, bytes) = self
             .capacity
-            .map(|(strings, bytes)| (strings.saturating_add(SENTINELS + 1), bytes))
+            .map(|(strings, bytes)| (strings.saturating_add(1), arena_bytes_for(strings, bytes)))
             .unwrap_or((INITIAL_INDEX_CAPACITY, FIRST_CHUNK_CAPACITY));
         let table_strings = self.capacity.map_or(INITIAL_TABLE_CAPACITY, |(s, _)| s);
         let (strings, bytes, table_strings) = if self.limits.get_max_bytes() == usize::MAX {
@@ -243,28 +281,25 @@ impl<S: BuildHasher> Builder<S> {
             if estimate <= self.limits.get_max_bytes() {
                 (strings, bytes, table_strings)
             } else {
-                (SENTINELS + 1, 0, 0)
+                (1, 0, 0)
             }
         };
         let arena = Arena::with_capacity(bytes)?;
         let mut entries = Vec::new();
-        entries
-            .try_reserve_exact(strings.max(SENTINELS + 1))
-            .map_err(|_| {
-                Error::new(
-                    ErrorKind::AllocFailed,
-                    strings.saturating_mul(size_of::<Entry>()),
-                )
-            })?;
-        // The sentinels and the empty string, all at location 0.
-        entries.extend([Entry::default(); SENTINELS]);
+        entries.try_reserve_exact(strings.max(1)).map_err(|_| {
+            Error::new(
+                ErrorKind::AllocFailed,
+                strings.saturating_mul(size_of::<Entry>()),
+            )
+        })?;
+        // The empty string, at location 0 (the arena's empty block).
         entries.push(Entry {
             hash: hash_str(&self.hasher, ""),
             loc: 0,
         });
         let mut table = HashTable::new();
         table
-            .try_reserve(table_strings, |_: &u32| 0)
+            .try_reserve(table_strings, |_: &u64| 0)
             .map_err(|_| Error::new(ErrorKind::AllocFailed, table_strings.saturating_mul(5)))?;
         let fingerprint = hasher_fingerprint(&self.hasher);
         let mut out = StringTable {
@@ -477,12 +512,12 @@ impl<S: BuildHasher> StringTable<S> {
 
     #[inline]
     pub(crate) fn find(&self, hash: u32, s: &str) -> Option<StringId> {
-        let store = &self.store;
+        let arena = &self.store.arena;
         self.table
-            .find(table_hash(hash), |&id| {
-                store.is(id as usize, hash, s.as_bytes())
+            .find(table_hash(hash), |&slot| {
+                arena.bytes(slot_loc(slot)) == s.as_bytes()
             })
-            .map(|&id| StringId::from_u32(id))
+            .map(|&slot| StringId::from_u32(slot_id(slot)))
     }
 
     /// Stores a string known to be absent.
@@ -494,7 +529,12 @@ impl<S: BuildHasher> StringTable<S> {
         }
         let id = u32::try_from(n).map_err(|_| Error::new(ErrorKind::IdsExhausted, n))?;
         let max_bytes = self.limits.get_max_bytes();
-        let mut budget = max_bytes.saturating_sub(self.memory_usage());
+        // Without a byte limit there is no footprint to compute.
+        let mut budget = if max_bytes == usize::MAX {
+            usize::MAX
+        } else {
+            max_bytes.saturating_sub(self.memory_usage())
+        };
         let limit_error =
             |bytes: usize| Error::new(ErrorKind::MemoryLimit, bytes).with_limit(max_bytes);
 
@@ -510,7 +550,7 @@ impl<S: BuildHasher> StringTable<S> {
             entries
                 .try_reserve_exact(new_cap - entries.len())
                 .map_err(|_| Error::new(ErrorKind::AllocFailed, new_cap * size_of::<Entry>()))?;
-            budget -= cost;
+            budget = budget.saturating_sub(cost);
         }
         if self.table.len() == self.table.capacity() {
             let before = self.table.allocation_size();
@@ -520,11 +560,11 @@ impl<S: BuildHasher> StringTable<S> {
             }
             let store = &self.store;
             self.table
-                .try_reserve(1, |&id| table_hash(store.hash_at(id as usize)))
+                .try_reserve(1, |&slot| table_hash(store.hash_at(slot_id(slot) as usize)))
                 .map_err(|_| Error::new(ErrorKind::AllocFailed, bound))?;
-            budget -= self.table.allocation_size() - before;
+            budget = budget.saturating_sub(self.table.allocation_size() - before);
         }
-        self.store.push(hash, s, budget).map_err(|e| {
+        let loc = self.store.push(hash, s, budget).map_err(|e| {
             if e.kind() == ErrorKind::MemoryLimit {
                 e.with_limit(max_bytes)
             } else {
@@ -532,9 +572,10 @@ impl<S: BuildHasher> StringTable<S> {
             }
         })?;
         let store = &self.store;
-        self.table.insert_unique(table_hash(hash), id, |&id| {
-            table_hash(store.hash_at(id as usize))
-        });
+        self.table
+            .insert_unique(table_hash(hash), slot(id, loc), |&slot| {
+                table_hash(store.hash_at(slot_id(slot) as usize))
+            });
         Ok(StringId::from_u32(id))
     }
 }
@@ -666,7 +707,7 @@ impl<S> StringTable<S> {
     /// ```
     pub fn clear(&mut self) {
         self.table.clear();
-        self.store.entries.truncate(SENTINELS + 1);
+        self.store.entries.truncate(1);
         self.store.arena.clear();
     }
 

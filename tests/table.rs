@@ -182,10 +182,11 @@ fn memory_limit_is_hard_and_named() {
 fn new_table_is_page_tuned() {
     let t = StringTable::new();
     let m = t.memory_usage();
-    // One 16 KiB chunk (with footer), a one-page index, a 512-bucket table,
-    // and a few dozen bytes of bookkeeping.
+    // One 16 KiB chunk (with footer), a one-page index, a 256-bucket table
+    // (8-byte slots and a control byte each), and a few dozen bytes of
+    // bookkeeping.
     let expected_min =
-        FIRST_CHUNK_CAPACITY + strtab::CHUNK_FOOTER_SIZE + INITIAL_INDEX_CAPACITY * 8 + 512 * 5;
+        FIRST_CHUNK_CAPACITY + strtab::CHUNK_FOOTER_SIZE + INITIAL_INDEX_CAPACITY * 8 + 256 * 9;
     assert!(
         m >= expected_min && m < expected_min + 256,
         "{m} vs {expected_min}"
@@ -195,7 +196,8 @@ fn new_table_is_page_tuned() {
         (INITIAL_INDEX_CAPACITY * 8 + strtab::MALLOC_HEADER_SIZE) % PAGE_SIZE,
         0
     );
-    assert_eq!(INITIAL_TABLE_CAPACITY, 448);
+    assert_eq!(INITIAL_TABLE_CAPACITY, 224);
+    assert!(256 * 9 + 16 <= PAGE_SIZE);
 }
 
 #[test]
