@@ -9,7 +9,7 @@ use strtab::{ErrorKind, IdSet, Limits, StringId, StringTable};
 
 /// Loop counts, scaled down under Miri.
 const fn scaled(n: usize) -> usize {
-    if cfg!(miri) { n / 100 + 1 } else { n }
+    if cfg!(miri) { n / 1000 + 1 } else { n }
 }
 
 /// A deterministic stream of strings with many repeats.
