@@ -380,6 +380,17 @@ impl Arena {
         }
         let capacity = bumpalo_chunk_capacity(size.max(next))
             .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, size))?;
+        // Near a byte limit, settle for the smallest chunk that holds the
+        // record rather than fail.
+        let affordable = |c: usize| {
+            steered_chunk_capacity(self.last_chunk, c)
+                .is_some_and(|a| a + CHUNK_FOOTER_SIZE <= budget)
+        };
+        let capacity = if affordable(capacity) {
+            capacity
+        } else {
+            bumpalo_chunk_capacity(size).unwrap_or(capacity)
+        };
         let first = self.block_count();
         let added = self.add_chunk(capacity, None, budget)?;
         self.next_chunk = next;
