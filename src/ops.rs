@@ -174,6 +174,15 @@ impl<S: BuildHasher> StringTable<S> {
             ids.len(),
             "intern_batch needs one output id per input string"
         );
+        if self.memory_usage() < PREFETCH_MIN_BYTES {
+            // Cache-resident: nothing to overlap, so no pipeline overhead.
+            for (i, (s, out)) in strings.iter().zip(ids.iter_mut()).enumerate() {
+                *out = self
+                    .try_intern(s.as_ref())
+                    .map_err(|error| BatchError { interned: i, error })?;
+            }
+            return Ok(());
+        }
         let mut done = 0;
         for (strings, ids) in strings.chunks(GROUP).zip(ids.chunks_mut(GROUP)) {
             let mut group = [(0u32, ""); GROUP];
