@@ -35,31 +35,39 @@
 //!
 //! # Memory model
 //!
-//! - **One arena.** String bytes live in arena chunks, back to back; no
-//!   string gets its own heap allocation, and dropping the table returns
-//!   whole chunks to the allocator (chunks of 128 KiB and more are
-//!   `mmap`ed by glibc and go straight back to the OS).
+//! - **One arena.** String bytes live in arena chunks as records (a LEB128
+//!   length, then the bytes), each unique string once; no string gets its
+//!   own heap allocation, and dropping the table returns whole chunks to
+//!   the allocator (chunks of 128 KiB and more are `mmap`ed by glibc and go
+//!   straight back to the OS).
 //! - **Page-tuned chunks.** The first chunk holds [`FIRST_CHUNK_CAPACITY`]
 //!   bytes: 16 KiB (four pages) minus bumpalo's 48-byte chunk footer and
-//!   the allocator's 16-byte header, so the whole allocation is exactly
-//!   four pages. Chunks double, staying page-sized, up to
-//!   [`MAX_CHUNK_CAPACITY`] (256 KiB including overhead) and then stay
-//!   there, so the unused tail of the last chunk is small. A string larger
-//!   than 64 KiB that does not fit the current chunk gets a chunk of its
-//!   own, sized to it.
+//!   the allocator's 16-byte header ([`CHUNK_OVERHEAD`]), so the whole
+//!   allocation is exactly four pages. Every later chunk is also a whole
+//!   number of pages. Chunks double up to [`MAX_CHUNK_CAPACITY`] (256 KiB
+//!   with overhead); beyond it a chunk size is kept until the arena holds
+//!   [`CHUNK_GROWTH_RATIO`] chunks of it, so the number of chunks grows
+//!   with the logarithm of the bytes stored while the unused tail of the
+//!   last chunk stays a small fraction of the arena. A string larger than
+//!   64 KiB that does not fit the current chunk gets a chunk of its own,
+//!   sized to it, and the current chunk stays open.
 //! - **Nothing is freed per string.** Strings live until the table is
 //!   dropped or cleared.
 //! - **Eight bytes per id.** The id index stores, for each id, a cached
-//!   32-bit hash and a packed 32-bit arena location (block and end offset),
-//!   not a 16-byte `&str`. It starts at one page ([`INITIAL_INDEX_CAPACITY`]
-//!   entries) and grows by 1.5x, rounded to whole pages.
-//! - **An ids-only hash table.** A `hashbrown` [`HashTable<u32>`] holds
-//!   ids; a string's bytes are stored once, in the arena. Because each id
-//!   caches its hash, growing the hash table never reads a string. It starts
-//!   at [`INITIAL_TABLE_CAPACITY`] entries, the largest that fits one page.
+//!   32-bit hash and a packed 32-bit arena location, not a 16-byte `&str`.
+//!   It starts at one page ([`INITIAL_INDEX_CAPACITY`] entries) and grows by
+//!   1.5x, rounded to whole pages.
+//! - **A hash table of ids.** A `hashbrown` [`HashTable`] holds 8-byte
+//!   slots: an id and its string's arena location, so a lookup goes from
+//!   the slot straight to the bytes, one dependent cache miss fewer than
+//!   going through the id index. A string's bytes are stored once, in the
+//!   arena, never as a second key. Because each id caches its hash, growing
+//!   the hash table never reads a string. It starts at
+//!   [`INITIAL_TABLE_CAPACITY`] strings, the largest table that fits one
+//!   page.
 //! - [`StringTable::memory_usage`] counts all of it, and [`Limits`] caps it.
 //!
-//! [`HashTable<u32>`]: hashbrown::HashTable
+//! [`HashTable`]: hashbrown::HashTable
 //!
 //! # Operations and their cost
 //!
@@ -67,9 +75,12 @@
 //! |---|---|
 //! | [`intern`](StringTable::intern) / [`try_intern`](StringTable::try_intern), hit | hash the string, one probe, compare bytes with one candidate (almost always) |
 //! | `intern`, miss | the above, plus a copy into the arena; amortised O(1) growth that never re-hashes strings |
+//! | [`intern_batch`](StringTable::intern_batch) | as `intern` per string; on tables beyond the CPU caches, the cache misses of 16 lookups overlap |
 //! | [`get`](StringTable::get) | as a hit; never inserts |
-//! | [`resolve`](StringTable::resolve), `table[id]` | O(1): two adjacent index reads, no hashing |
-//! | [`iter`](StringTable::iter) | O(1) per string, in id order |
+//! | [`resolve`](StringTable::resolve), `table[id]` | O(1): one index read, no hashing |
+//! | [`iter`](StringTable::iter) | O(1) per string, in id order, sequential in memory |
+//! | [`merge`](StringTable::merge) | as `intern_batch` of the other table's strings, without hashing them when both tables share a hasher |
+//! | [`compact`](StringTable::compact) | O(len) bit tests plus a copy of the kept strings; nothing hashed or compared |
 //! | [`memory_usage`](StringTable::memory_usage), [`len`](StringTable::len) | O(1) |
 //! | [`clear`](StringTable::clear) | O(chunks + hash table buckets); keeps all memory |
 //! | [`into_resolver`](StringTable::into_resolver) | frees the hash table; O(1) otherwise |
@@ -94,11 +105,20 @@
 //!
 //! # Unsafe code
 //!
-//! Four small `unsafe` blocks, all in the private arena module and all
-//! covered by Miri in CI: handing bumpalo's uninitialised chunk memory out
-//! as `MaybeUninit` bytes, reading back initialised bytes, and skipping
-//! UTF-8 re-validation of bytes copied from a `&str`. They are what lets the
-//! index store 4-byte locations instead of 16-byte `&str`s.
+//! The crate denies `unsafe_code` except in three places, each `unsafe`
+//! block with a `// SAFETY:` comment, and the test suite runs under Miri
+//! (with strict provenance) in CI:
+//!
+//! - the private arena module: handing bumpalo's uninitialised chunk
+//!   memory out as `MaybeUninit` bytes (no zeroing pass, no pages touched
+//!   before use), reading back initialised bytes, and skipping UTF-8
+//!   re-validation of bytes copied from a `&str`. They let the index and
+//!   the hash table store 4-byte locations instead of 16-byte `&str`s;
+//! - a prefetch hint for [`StringTable::intern_batch`] (a no-op under
+//!   Miri and off x86-64);
+//! - `unsafe impl Sync for Resolver`: the only `!Sync` part of a resolver
+//!   is the `bumpalo::Bump` that owns its chunks, which a resolver never
+//!   touches through a shared reference.
 
 #[allow(unsafe_code)]
 mod arena;
