@@ -53,18 +53,19 @@
 //!   sized to it, and the current chunk stays open.
 //! - **Nothing is freed per string.** Strings live until the table is
 //!   dropped or cleared.
-//! - **Eight bytes per id.** The id index stores, for each id, a cached
-//!   32-bit hash and a packed 32-bit arena location, not a 16-byte `&str`.
-//!   It starts at one page ([`INITIAL_INDEX_CAPACITY`] entries) and grows by
-//!   1.5x, rounded to whole pages.
+//! - **Four bytes per id.** The id index stores, for each id, a packed
+//!   32-bit arena location (block and offset), not a 16-byte `&str`. It
+//!   starts at one page ([`INITIAL_INDEX_CAPACITY`] entries) and grows by
+//!   1.25x, rounded to whole pages.
 //! - **A hash table of ids.** A `hashbrown` [`HashTable`] holds 8-byte
 //!   slots: an id and its string's arena location, so a lookup goes from
 //!   the slot straight to the bytes, one dependent cache miss fewer than
 //!   going through the id index. A string's bytes are stored once, in the
-//!   arena, never as a second key. Because each id caches its hash, growing
-//!   the hash table never reads a string. It starts at
-//!   [`INITIAL_TABLE_CAPACITY`] strings, the largest table that fits one
-//!   page.
+//!   arena, never as a second key. It starts at [`INITIAL_TABLE_CAPACITY`]
+//!   strings, the largest table that fits one page, and doubles; growing
+//!   re-hashes each string from the arena (about once per string over the
+//!   table's life). Caching a 32-bit hash per id would avoid that, but costs
+//!   4 bytes per string for a speed-up the fill benchmark does not need.
 //! - [`StringTable::memory_usage`] counts all of it, and [`Limits`] caps it.
 //!
 //! [`HashTable`]: hashbrown::HashTable
@@ -74,13 +75,13 @@
 //! | operation | cost |
 //! |---|---|
 //! | [`intern`](StringTable::intern) / [`try_intern`](StringTable::try_intern), hit | hash the string, one probe, compare bytes with one candidate (almost always) |
-//! | `intern`, miss | the above, plus a copy into the arena; amortised O(1) growth that never re-hashes strings |
+//! | `intern`, miss | the above, plus a copy into the arena; amortised O(1) growth |
 //! | [`intern_batch`](StringTable::intern_batch) | as `intern` per string; on tables beyond the CPU caches, the cache misses of 16 lookups overlap |
 //! | [`get`](StringTable::get) | as a hit; never inserts |
 //! | [`resolve`](StringTable::resolve), `table[id]` | O(1): one index read, no hashing |
 //! | [`iter`](StringTable::iter) | O(1) per string, in id order, sequential in memory |
-//! | [`merge`](StringTable::merge) | as `intern_batch` of the other table's strings, without hashing them when both tables share a hasher |
-//! | [`compact`](StringTable::compact) | O(len) bit tests plus a copy of the kept strings; nothing hashed or compared |
+//! | [`merge`](StringTable::merge) | as `intern_batch` of the other table's strings, read sequentially |
+//! | [`compact`](StringTable::compact) | O(len) bit tests, plus a hash and a copy per kept string; no lookups |
 //! | [`memory_usage`](StringTable::memory_usage), [`len`](StringTable::len) | O(1) |
 //! | [`clear`](StringTable::clear) | O(chunks + hash table buckets); keeps all memory |
 //! | [`into_resolver`](StringTable::into_resolver) | frees the hash table; O(1) otherwise |

@@ -83,7 +83,7 @@ impl std::error::Error for BatchError {
 }
 
 mod sealed {
-    /// Gives `merge` access to a source's strings and cached hashes.
+    /// Gives `merge` access to a source's strings.
     pub trait Sealed {
         #[allow(private_interfaces)]
         fn store(&self) -> &crate::store::Store;
@@ -203,12 +203,10 @@ impl<S: BuildHasher> StringTable<S> {
     /// Adds every string of `other` (a table or a resolver) to this table
     /// and returns the [`Remap`] from `other`'s ids to this table's.
     ///
-    /// Faster than re-interning `other`'s strings one by one: if both
-    /// tables hash alike (built with clones of one hasher, or with the same
-    /// unseeded hasher type), `other`'s cached hashes are reused and no
-    /// string is hashed; reading `other` in id order is sequential; and the
-    /// lookups go through the batch pipeline of
-    /// [`intern_batch`](Self::intern_batch).
+    /// Faster than re-interning `other`'s strings one by one: `other` is
+    /// read in id order, sequentially through its arena, and the lookups go
+    /// through the batch pipeline of [`intern_batch`](Self::intern_batch),
+    /// so on large tables their cache misses overlap.
     ///
     /// # Panics
     ///
@@ -224,8 +222,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// let mut global = StringTable::new();
     /// let mut thread_tables = Vec::new();
     /// for t in 0..4 {
-    ///     // Clones of one hasher let `merge` reuse cached hashes.
-    ///     let mut table = StringTable::builder().hasher(global.hasher().clone()).build();
+    ///     let mut table = StringTable::new();
     ///     let id = table.intern(&format!("thread-{t}"));
     ///     thread_tables.push((table, id));
     /// }
@@ -262,7 +259,6 @@ impl<S: BuildHasher> StringTable<S> {
     /// ```
     pub fn try_merge<T: MergeSource + ?Sized>(&mut self, other: &T) -> Result<Remap, Error> {
         let src = sealed::Sealed::store(other);
-        let same_hasher = src.fingerprint == self.store.fingerprint;
         let mut remap = Remap::with_capacity(src.len());
         remap.push(Some(StringId::EMPTY));
         let mut ids = [StringId::EMPTY; GROUP];
@@ -272,12 +268,7 @@ impl<S: BuildHasher> StringTable<S> {
             let mut group = [(0u32, ""); GROUP];
             for (slot, i) in group.iter_mut().zip(start..end) {
                 let s = src.str_at(i);
-                let hash = if same_hasher {
-                    src.hash_at(i)
-                } else {
-                    hash_str(&self.hasher, s)
-                };
-                *slot = (hash, s);
+                *slot = (hash_str(&self.hasher, s), s);
             }
             let n = end - start;
             self.intern_group(&group[..n], &mut ids[..n])
@@ -344,11 +335,10 @@ impl<S: BuildHasher> StringTable<S> {
         if self.store.len() < 2 {
             return None;
         }
-        let index = self
-            .table
-            .find_bucket_index(table_hash(self.store.hash_at(1)), |&slot| {
-                slot_id(slot) == 1
-            })?;
+        let index = self.table.find_bucket_index(
+            table_hash(hash_str(&self.hasher, self.store.str_at(1))),
+            |&slot| slot_id(slot) == 1,
+        )?;
         let bucket: *const u64 = self.table.get_bucket(index)?;
         let ctrl = bucket
             .cast::<u8>()
@@ -365,9 +355,8 @@ impl<S: BuildHasher + Clone> StringTable<S> {
     ///
     /// This is what a long-lived profiler table needs at each export: the
     /// profile must list only the strings it references. The new table has
-    /// the same hasher and limits and is sized exactly; cached hashes are
-    /// reused, and kept strings are known to be distinct, so nothing is
-    /// hashed or compared.
+    /// the same hasher and limits and is sized exactly, and kept strings are
+    /// known to be distinct, so they are appended without a lookup.
     ///
     /// # Panics
     ///
@@ -422,7 +411,7 @@ impl<S: BuildHasher + Clone> StringTable<S> {
         for i in 1..src.len() {
             if keep.contains(StringId::from_u32(i as u32)) {
                 count += 1;
-                let len = src.bytes_at(i).len();
+                let len = src.str_at(i).len();
                 if len <= DEDICATED_MIN {
                     bytes += len;
                 }
@@ -437,7 +426,8 @@ impl<S: BuildHasher + Clone> StringTable<S> {
         for i in 1..src.len() {
             let new = if keep.contains(StringId::from_u32(i as u32)) {
                 // Kept strings are distinct: append without a lookup.
-                Some(out.insert_new(src.hash_at(i), src.str_at(i))?)
+                let s = src.str_at(i);
+                Some(out.insert_new(hash_str(&out.hasher, s), s)?)
             } else {
                 None
             };

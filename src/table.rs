@@ -15,11 +15,11 @@ use crate::id::StringId;
 use crate::iter::Iter;
 use crate::limits::Limits;
 use crate::resolver::Resolver;
-use crate::store::{Entry, Store};
+use crate::store::Store;
 
 /// Id-index entries in a new table: one 4 KiB page including the
-/// allocator's header (510 entries of 8 bytes on 64-bit targets).
-pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / size_of::<Entry>();
+/// allocator's header (1,020 four-byte locations on 64-bit targets).
+pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / size_of::<Loc>();
 
 /// Strings a new table's hash table holds before it first grows: 224, the
 /// capacity of 256 buckets (an 8-byte id-and-location slot plus 1 control
@@ -41,14 +41,6 @@ pub(crate) fn hash_str<S: BuildHasher>(build: &S, s: &str) -> u32 {
 #[inline]
 pub(crate) fn table_hash(hash: u32) -> u64 {
     (u64::from(hash) << 32) | u64::from(hash)
-}
-
-/// A 64-bit value that identifies a hasher's function: two hashers with the
-/// same fingerprint are taken to hash every string alike (for seeded
-/// hashers, a 2^-64 chance of a false match), so tables can share cached
-/// hashes when merging.
-pub(crate) fn hasher_fingerprint<S: BuildHasher>(build: &S) -> u64 {
-    build.hash_one("strtab: hasher fingerprint \u{1F980}")
 }
 
 /// A hash-table slot: an id and, beside it, its string's arena location,
@@ -84,13 +76,24 @@ pub(crate) fn arena_bytes_for(strings: usize, bytes: usize) -> usize {
     bytes.saturating_add(prefixes).saturating_add(tails)
 }
 
-/// The next id-index capacity: 1.5 times the current one, rounded so the
-/// allocation plus the allocator's header is a whole number of pages.
+/// The table hash of the string in `slot`, for growing the hash table: it
+/// reads the string from the arena. Tables grow by doubling, so each
+/// string is re-hashed about once over the table's life.
+#[inline]
+fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, slot: u64) -> u64 {
+    table_hash(hash_str(hasher, arena.str(slot_loc(slot))))
+}
+
+/// The next id-index capacity: 1.25 times the current one, rounded so the
+/// allocation plus the allocator's header is a whole number of pages. A
+/// factor below 2 keeps the unused tail small (an eighth on average);
+/// large index reallocations are `mremap`s, so growing more often costs
+/// little.
 fn next_index_capacity(cap: usize) -> usize {
-    let bytes = (cap + cap / 2 + 1).saturating_mul(size_of::<Entry>());
+    let bytes = (cap + cap / 4 + 1).saturating_mul(size_of::<Loc>());
     let bytes =
         (bytes.saturating_add(MALLOC_HEADER_SIZE)).next_multiple_of(PAGE_SIZE) - MALLOC_HEADER_SIZE;
-    bytes / size_of::<Entry>()
+    bytes / size_of::<Loc>()
 }
 
 /// An upper bound on the bytes a full hashbrown table allocates when it
@@ -122,7 +125,7 @@ fn table_growth_bound(current_allocation: usize) -> usize {
 pub struct StringTable<S = DefaultHashBuilder> {
     pub(crate) store: Store,
     /// Ids with their strings' locations (see [`slot`]), keyed by the
-    /// strings' cached hashes.
+    /// strings' hashes.
     pub(crate) table: HashTable<u64>,
     pub(crate) hasher: S,
     pub(crate) limits: Limits,
@@ -275,7 +278,7 @@ impl<S: BuildHasher> Builder<S> {
         } else {
             // Estimate the footprint; start empty if it does not fit.
             let estimate = bytes
-                .saturating_add(strings.saturating_mul(size_of::<Entry>()))
+                .saturating_add(strings.saturating_mul(size_of::<Loc>()))
                 .saturating_add(table_strings.saturating_mul(10))
                 .saturating_add(PAGE_SIZE);
             if estimate <= self.limits.get_max_bytes() {
@@ -285,25 +288,21 @@ impl<S: BuildHasher> Builder<S> {
             }
         };
         let arena = Arena::with_capacity(bytes)?;
-        let mut entries = Vec::new();
-        entries.try_reserve_exact(strings.max(1)).map_err(|_| {
+        let mut locs = Vec::new();
+        locs.try_reserve_exact(strings.max(1)).map_err(|_| {
             Error::new(
                 ErrorKind::AllocFailed,
-                strings.saturating_mul(size_of::<Entry>()),
+                strings.saturating_mul(size_of::<Loc>()),
             )
         })?;
         // The empty string, at location 0 (the arena's empty block).
-        entries.push(Entry {
-            hash: hash_str(&self.hasher, ""),
-            loc: 0,
-        });
+        locs.push(0);
         let mut table = HashTable::new();
         table
             .try_reserve(table_strings, |_: &u64| 0)
-            .map_err(|_| Error::new(ErrorKind::AllocFailed, table_strings.saturating_mul(5)))?;
-        let fingerprint = hasher_fingerprint(&self.hasher);
+            .map_err(|_| Error::new(ErrorKind::AllocFailed, table_strings.saturating_mul(9)))?;
         let mut out = StringTable {
-            store: Store::new(arena, entries, fingerprint),
+            store: Store::new(arena, locs),
             table,
             hasher: self.hasher,
             limits: self.limits,
@@ -540,16 +539,15 @@ impl<S: BuildHasher> StringTable<S> {
 
         // Reserve room in the index and the hash table first, so that the
         // final pushes cannot fail; then copy the bytes into the arena.
-        let entries = &mut self.store.entries;
-        if entries.len() == entries.capacity() {
-            let new_cap = next_index_capacity(entries.capacity());
-            let cost = (new_cap - entries.capacity()) * size_of::<Entry>();
+        let locs = &mut self.store.locs;
+        if locs.len() == locs.capacity() {
+            let new_cap = next_index_capacity(locs.capacity());
+            let cost = (new_cap - locs.capacity()) * size_of::<Loc>();
             if cost > budget {
                 return Err(limit_error(cost));
             }
-            entries
-                .try_reserve_exact(new_cap - entries.len())
-                .map_err(|_| Error::new(ErrorKind::AllocFailed, new_cap * size_of::<Entry>()))?;
+            locs.try_reserve_exact(new_cap - locs.len())
+                .map_err(|_| Error::new(ErrorKind::AllocFailed, new_cap * size_of::<Loc>()))?;
             budget = budget.saturating_sub(cost);
         }
         if self.table.len() == self.table.capacity() {
@@ -558,23 +556,23 @@ impl<S: BuildHasher> StringTable<S> {
             if bound > budget {
                 return Err(limit_error(bound));
             }
-            let store = &self.store;
+            let (arena, hasher) = (&self.store.arena, &self.hasher);
             self.table
-                .try_reserve(1, |&slot| table_hash(store.hash_at(slot_id(slot) as usize)))
+                .try_reserve(1, |&slot| rehash(hasher, arena, slot))
                 .map_err(|_| Error::new(ErrorKind::AllocFailed, bound))?;
             budget = budget.saturating_sub(self.table.allocation_size() - before);
         }
-        let loc = self.store.push(hash, s, budget).map_err(|e| {
+        let loc = self.store.push(s, budget).map_err(|e| {
             if e.kind() == ErrorKind::MemoryLimit {
                 e.with_limit(max_bytes)
             } else {
                 e
             }
         })?;
-        let store = &self.store;
+        let (arena, hasher) = (&self.store.arena, &self.hasher);
         self.table
             .insert_unique(table_hash(hash), slot(id, loc), |&slot| {
-                table_hash(store.hash_at(slot_id(slot) as usize))
+                rehash(hasher, arena, slot)
             });
         Ok(StringId::from_u32(id))
     }
@@ -707,7 +705,7 @@ impl<S> StringTable<S> {
     /// ```
     pub fn clear(&mut self) {
         self.table.clear();
-        self.store.entries.truncate(1);
+        self.store.locs.truncate(1);
         self.store.arena.clear();
     }
 
