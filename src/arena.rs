@@ -438,9 +438,26 @@ impl Arena {
         if let Some(i) = reuse {
             return Ok(i);
         }
-        let first = self.block_count();
         let capacity = bumpalo_chunk_capacity(size)
             .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, size))?;
+        // bumpalo sizes a new chunk by halving twice its current one, so
+        // after a larger chunk it can only offer up to twice the request.
+        // A small normal chunk first (whose blocks later strings use) makes
+        // the current chunk small again, and the request exact.
+        let mut budget = budget;
+        let steered = steered_chunk_capacity(self.last_chunk, capacity).unwrap_or(capacity);
+        if steered - capacity > MAX_CHUNK_CAPACITY {
+            let reset = steered_chunk_capacity(self.last_chunk, FIRST_CHUNK_CAPACITY)
+                .unwrap_or(FIRST_CHUNK_CAPACITY);
+            let exact = steered_chunk_capacity(reset, capacity).unwrap_or(capacity);
+            if reset + exact + 2 * CHUNK_FOOTER_SIZE <= budget {
+                let before = self.heap_bytes();
+                let added = self.add_chunk(FIRST_CHUNK_CAPACITY, None, budget)?;
+                self.normal_bytes += added;
+                budget = budget.saturating_sub(self.heap_bytes() - before);
+            }
+        }
+        let first = self.block_count();
         self.add_chunk(capacity, Some(size), budget)?;
         Ok(first)
     }
@@ -457,9 +474,12 @@ impl Arena {
     ) -> Result<usize, Error> {
         let actual = steered_chunk_capacity(self.last_chunk, capacity)
             .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, capacity))?;
-        // Blocks this chunk is cut into.
-        let rest = actual - dedicated.unwrap_or(0);
-        let new_blocks = usize::from(dedicated.is_some()) + rest.div_ceil(MAX_BLOCK);
+        // Blocks this chunk is cut into: the dedicated block, then the rest
+        // of the requested part, then the steered excess (a separate
+        // allocation, cut separately).
+        let new_blocks = usize::from(dedicated.is_some())
+            + (capacity - dedicated.unwrap_or(0)).div_ceil(MAX_BLOCK)
+            + (actual - capacity).div_ceil(MAX_BLOCK);
         if self.block_count() + new_blocks > MAX_BLOCKS {
             return Err(Error::new(ErrorKind::CapacityOverflow, capacity));
         }
@@ -505,6 +525,7 @@ impl Arena {
                 fields.blocks.push(block);
                 first = tail;
             }
+            let reserved = fields.blocks.capacity();
             for mut chunk in [first, second] {
                 while !chunk.is_empty() {
                     let (head, tail) = chunk.split_at_mut(chunk.len().min(MAX_BLOCK));
@@ -512,6 +533,8 @@ impl Arena {
                     chunk = tail;
                 }
             }
+            // The pushes fit the reserved (and charged) capacity.
+            debug_assert_eq!(fields.blocks.capacity(), reserved);
             Ok(())
         });
         result.map_err(|()| Error::new(ErrorKind::AllocFailed, actual + CHUNK_FOOTER_SIZE))?;

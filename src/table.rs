@@ -258,7 +258,10 @@ impl<S: BuildHasher> Builder<S> {
     ///
     /// [`ErrorKind::AllocFailed`] if the allocator refuses, or
     /// [`ErrorKind::CapacityOverflow`] for a byte hint beyond the arena's
-    /// address space.
+    /// address space. Only the table's fixed bookkeeping (under 100 bytes:
+    /// the boxed `Bump` that `ouroboros` allocates and the block list's
+    /// first entry) is allocated infallibly, like `Box::new`, and aborts if
+    /// even that fails.
     ///
     /// # Examples
     ///
@@ -287,6 +290,33 @@ impl<S: BuildHasher> Builder<S> {
                 (1, 0, 0)
             }
         };
+        let out = Self::build_sized(self.hasher, self.limits, strings, bytes, table_strings)?;
+        // The estimate can be short (hash table sizes jump by doubling);
+        // a table built over the limit starts empty instead.
+        let mut out = if out.memory_usage() > self.limits.get_max_bytes() {
+            let StringTable { hasher, .. } = out;
+            Self::build_sized(hasher, self.limits, 1, 0, 0)?
+        } else {
+            out
+        };
+        // A byte limit below the empty table's footprint is raised to it.
+        let floor = out.memory_usage();
+        if out.limits.get_max_bytes() < floor {
+            out.limits = out.limits.max_bytes(floor);
+        }
+        Ok(out)
+    }
+}
+
+impl<S: BuildHasher> Builder<S> {
+    /// A table with exactly these initial sizes.
+    fn build_sized(
+        hasher: S,
+        limits: Limits,
+        strings: usize,
+        bytes: usize,
+        table_strings: usize,
+    ) -> Result<StringTable<S>, Error> {
         let arena = Arena::with_capacity(bytes)?;
         let mut locs = Vec::new();
         locs.try_reserve_exact(strings.max(1)).map_err(|_| {
@@ -301,18 +331,12 @@ impl<S: BuildHasher> Builder<S> {
         table
             .try_reserve(table_strings, |_: &u64| 0)
             .map_err(|_| Error::new(ErrorKind::AllocFailed, table_strings.saturating_mul(9)))?;
-        let mut out = StringTable {
+        Ok(StringTable {
             store: Store::new(arena, locs),
             table,
-            hasher: self.hasher,
-            limits: self.limits,
-        };
-        // A byte limit below the empty table's footprint is raised to it.
-        let floor = out.memory_usage();
-        if out.limits.get_max_bytes() < floor {
-            out.limits = out.limits.max_bytes(floor);
-        }
-        Ok(out)
+            hasher,
+            limits,
+        })
     }
 }
 

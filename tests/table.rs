@@ -189,14 +189,14 @@ fn new_table_is_page_tuned() {
     // (8-byte slots and a control byte each), and a few dozen bytes of
     // bookkeeping.
     let expected_min =
-        FIRST_CHUNK_CAPACITY + strtab::CHUNK_FOOTER_SIZE + INITIAL_INDEX_CAPACITY * 8 + 256 * 9;
+        FIRST_CHUNK_CAPACITY + strtab::CHUNK_FOOTER_SIZE + INITIAL_INDEX_CAPACITY * 4 + 256 * 9;
     assert!(
         m >= expected_min && m < expected_min + 256,
         "{m} vs {expected_min}"
     );
     assert_eq!(FIRST_CHUNK_CAPACITY + strtab::CHUNK_OVERHEAD, 4 * PAGE_SIZE);
     assert_eq!(
-        (INITIAL_INDEX_CAPACITY * 8 + strtab::MALLOC_HEADER_SIZE) % PAGE_SIZE,
+        (INITIAL_INDEX_CAPACITY * 4 + strtab::MALLOC_HEADER_SIZE) % PAGE_SIZE,
         0
     );
     assert_eq!(INITIAL_TABLE_CAPACITY, 224);

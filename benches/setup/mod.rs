@@ -1,0 +1,834 @@
+//! Shared by the `intern` benchmark and `examples/memory.rs`: the
+//! deterministic workload generator, the WordPress fixture reader, and one
+//! adapter per interner so that every workload is written once.
+//!
+//! Data is generated with an in-tree fixed-seed PRNG (splitmix64), so every
+//! run and every process sees the same strings in the same order.
+#![allow(dead_code, unreachable_pub, unused_macros)]
+
+use std::collections::HashSet;
+use std::hash::{BuildHasher, BuildHasherDefault, Hash};
+use std::num::NonZeroUsize;
+
+/// The hasher every implementation uses in the side-by-side comparisons:
+/// hashbrown's default (foldhash, randomly seeded), which `strtab` uses by
+/// default.
+pub type Fold = hashbrown::DefaultHashBuilder;
+/// The Fx hasher, as libdatadog's old `IndexSet` string table used.
+pub type Fx = BuildHasherDefault<rustc_hash::FxHasher>;
+/// The standard library's SipHash-1-3 `RandomState`.
+pub type Std = std::collections::hash_map::RandomState;
+
+// ---------------------------------------------------------------------------
+// PRNG
+
+/// splitmix64: small, fast, good enough for workload generation.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0); the tiny modulo bias does not matter here.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    pub fn pick<'a>(&mut self, words: &[&'a str]) -> &'a str {
+        words[self.below(words.len())]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Realistic profiler strings
+
+const CRATES: &[&str] = &[
+    "tokio",
+    "hyper",
+    "axum",
+    "serde_json",
+    "regex",
+    "alloc",
+    "core",
+    "std",
+    "rayon_core",
+    "futures_util",
+    "tower",
+    "h2",
+    "bytes",
+    "tracing",
+    "crossbeam_channel",
+    "parking_lot",
+    "hashbrown",
+    "prost",
+    "tonic",
+    "mio",
+    "sqlx_core",
+    "reqwest",
+    "rustls",
+    "ring",
+    "libdd_profiling",
+    "datadog_agent",
+    "opentelemetry",
+];
+const MODULES: &[&str] = &[
+    "runtime",
+    "task",
+    "harness",
+    "scheduler",
+    "multi_thread",
+    "worker",
+    "io",
+    "driver",
+    "proto",
+    "h1",
+    "dispatch",
+    "conn",
+    "codec",
+    "decoder",
+    "encoder",
+    "raw_vec",
+    "vec",
+    "string",
+    "fmt",
+    "iter",
+    "adapters",
+    "map",
+    "sync",
+    "mpsc",
+    "queue",
+    "pool",
+    "client",
+    "server",
+    "service",
+    "layer",
+    "buf",
+    "de",
+    "ser",
+    "value",
+    "read",
+    "write",
+    "net",
+    "tcp",
+    "record",
+    "exporter",
+    "internal",
+    "collector",
+    "profile",
+];
+const TYPES: &[&str] = &[
+    "Harness",
+    "Core",
+    "Worker",
+    "Handle",
+    "Context",
+    "Dispatcher",
+    "Conn",
+    "Decoder",
+    "Encoder",
+    "RawVec",
+    "Vec",
+    "String",
+    "Formatter",
+    "Map",
+    "Receiver",
+    "Sender",
+    "Pool",
+    "Client",
+    "Server",
+    "Service",
+    "BytesMut",
+    "Deserializer",
+    "Serializer",
+    "Value",
+    "TcpStream",
+    "Registry",
+    "Span",
+    "Profile",
+    "StringTable",
+    "Sample",
+    "Location",
+    "Mapping",
+    "Function",
+    "Exporter",
+    "Collector",
+    "Buffer",
+];
+const METHODS: &[&str] = &[
+    "poll",
+    "run",
+    "call",
+    "next",
+    "new",
+    "push",
+    "insert",
+    "get",
+    "read",
+    "write",
+    "flush",
+    "encode",
+    "decode",
+    "parse",
+    "serialize",
+    "deserialize",
+    "with_capacity",
+    "reserve",
+    "grow_one",
+    "fmt",
+    "drop",
+    "clone",
+    "handle",
+    "process",
+    "dispatch",
+    "send",
+    "recv",
+    "try_recv",
+    "block_on",
+    "spawn",
+    "poll_next",
+    "poll_ready",
+    "into_iter",
+    "fold",
+    "for_each",
+    "collect",
+    "extend",
+    "intern",
+    "resolve",
+    "add_sample",
+];
+const CPP_NS: &[&str] = &[
+    "std",
+    "std::__1",
+    "boost::asio",
+    "absl",
+    "folly",
+    "grpc_core",
+    "v8::internal",
+    "llvm",
+    "google::protobuf",
+    "mongo",
+    "rocksdb",
+    "clickhouse",
+    "tensorflow",
+    "Eigen::internal",
+    "nlohmann::detail",
+];
+const CPP_ARGS: &[&str] = &[
+    "int",
+    "unsigned long",
+    "char const*",
+    "void*",
+    "std::string const&",
+    "double",
+    "bool",
+    "size_t",
+    "std::vector<int, std::allocator<int> >&",
+    "absl::string_view",
+    "Slice const&",
+    "unsigned int",
+];
+const JAVA_ORGS: &[&str] = &[
+    "org.springframework",
+    "com.fasterxml.jackson",
+    "io.netty",
+    "org.apache.kafka",
+    "com.google.common",
+    "java.util",
+    "java.util.concurrent",
+    "jdk.internal",
+    "org.hibernate",
+    "io.grpc",
+    "com.datadoghq",
+    "org.eclipse.jetty",
+    "reactor.core",
+    "io.micrometer",
+];
+const JAVA_PKGS: &[&str] = &[
+    "web",
+    "servlet",
+    "core",
+    "databind",
+    "deser",
+    "channel",
+    "nio",
+    "clients",
+    "producer",
+    "collect",
+    "locks",
+    "reflect",
+    "engine",
+    "internal",
+    "server",
+    "handler",
+    "publisher",
+    "util",
+    "impl",
+    "http",
+];
+const LABEL_KEYS: &[&str] = &[
+    "thread name",
+    "thread id",
+    "span id",
+    "local root span id",
+    "trace endpoint",
+    "exception type",
+    "mutex",
+    "lock name",
+    "gc cause",
+    "task name",
+    "runtime-id",
+    "service",
+    "env",
+    "version",
+    "host",
+];
+const ROUTES: &[&str] = &[
+    "users", "orders", "items", "cart", "search", "auth", "metrics", "health", "api",
+];
+const VERBS: &[&str] = &["GET", "POST", "PUT", "DELETE", "PATCH"];
+const EXTS_RUST: &[&str] = &["rs"];
+const EXTS_CPP: &[&str] = &["cc", "cpp", "h", "hpp"];
+
+fn clamp(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        s.truncate(max); // ASCII only
+    }
+    s
+}
+
+/// One realistic profiler string; kinds in profiler-like proportions.
+pub fn profiler_string(rng: &mut Rng) -> String {
+    let kind = rng.below(100);
+    let s = if kind < 35 {
+        // Rust symbol, legacy-mangled style with hash suffix.
+        let depth = 1 + rng.below(4);
+        let mut s = rng.pick(CRATES).to_owned();
+        for _ in 0..depth {
+            s.push_str("::");
+            s.push_str(rng.pick(MODULES));
+        }
+        s.push_str("::");
+        s.push_str(rng.pick(TYPES));
+        if rng.below(3) == 0 {
+            s.push('<');
+            s.push_str(rng.pick(CRATES));
+            s.push_str("::");
+            s.push_str(rng.pick(TYPES));
+            s.push('>');
+        }
+        s.push_str("::");
+        s.push_str(rng.pick(METHODS));
+        if rng.below(4) == 0 {
+            s.push_str("::{{closure}}");
+        }
+        if rng.below(2) == 0 {
+            s.push_str(&format!("::h{:016x}", rng.next_u64()));
+        }
+        s
+    } else if kind < 55 {
+        // C++ demangled name with template args and a signature.
+        let mut s = format!("{}::{}", rng.pick(CPP_NS), rng.pick(TYPES));
+        if rng.below(2) == 0 {
+            s.push_str(&format!("<{}, {}>", rng.pick(CPP_ARGS), rng.pick(CPP_ARGS)));
+        }
+        s.push_str("::");
+        s.push_str(rng.pick(METHODS));
+        s.push('(');
+        for i in 0..rng.below(4) {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            s.push_str(rng.pick(CPP_ARGS));
+        }
+        s.push(')');
+        if rng.below(3) == 0 {
+            s.push_str(" const");
+        }
+        s
+    } else if kind < 75 {
+        // Java method.
+        let mut s = rng.pick(JAVA_ORGS).to_owned();
+        for _ in 0..1 + rng.below(3) {
+            s.push('.');
+            s.push_str(rng.pick(JAVA_PKGS));
+        }
+        s.push('.');
+        s.push_str(rng.pick(TYPES));
+        if rng.below(4) == 0 {
+            s.push_str(&format!(
+                "$$Lambda${}/0x{:012x}",
+                rng.below(2000),
+                rng.next_u64() >> 16
+            ));
+        }
+        s.push('.');
+        s.push_str(rng.pick(METHODS));
+        s
+    } else if kind < 90 {
+        // File path.
+        match rng.below(3) {
+            0 => format!(
+                "/home/runner/.cargo/registry/src/index.crates.io-6f17d22bba15001f/{}-{}.{}.{}/src/{}/{}.{}",
+                rng.pick(CRATES),
+                rng.below(3),
+                rng.below(40),
+                rng.below(20),
+                rng.pick(MODULES),
+                rng.pick(MODULES),
+                rng.pick(EXTS_RUST)
+            ),
+            1 => format!(
+                "/usr/src/{}/{}/{}/{}.{}",
+                rng.pick(CPP_NS).replace("::", "/"),
+                rng.pick(MODULES),
+                rng.pick(MODULES),
+                rng.pick(TYPES).to_lowercase(),
+                rng.pick(EXTS_CPP)
+            ),
+            _ => format!(
+                "src/main/java/{}/{}/{}.java",
+                rng.pick(JAVA_ORGS).replace('.', "/"),
+                rng.pick(JAVA_PKGS),
+                rng.pick(TYPES)
+            ),
+        }
+    } else {
+        // Label keys and values.
+        match rng.below(5) {
+            0 => rng.pick(LABEL_KEYS).to_owned(),
+            1 => format!("{}", rng.next_u64()),
+            2 => format!("pool-{}-thread-{}", rng.below(64), rng.below(512)),
+            3 => format!(
+                "{} /{}/v{}/{}/{}",
+                rng.pick(VERBS),
+                rng.pick(ROUTES),
+                1 + rng.below(3),
+                rng.pick(ROUTES),
+                rng.below(100_000)
+            ),
+            _ => format!(
+                "{:032x}",
+                u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64())
+            ),
+        }
+    };
+    clamp(s, 200)
+}
+
+/// `n` distinct, non-empty profiler strings, deterministic for a seed.
+pub fn unique_strings(n: usize, seed: u64) -> Vec<String> {
+    let mut rng = Rng::new(seed);
+    let mut seen = HashSet::with_capacity(n);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let s = profiler_string(&mut rng);
+        if !s.is_empty() && seen.insert(s.clone()) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Number of unique strings in workloads 2 to 6.
+pub const UNIQUE: usize = 100_000;
+/// Number of interns in the profiler stream (workload 2).
+pub const STREAM_LEN: usize = 1_000_000;
+/// Seed of the unique strings.
+pub const SEED: u64 = 0x5EED_0F57_A7AB;
+/// Seed of the miss strings (never in the table).
+pub const MISS_SEED: u64 = 0xBAD_5EED;
+
+/// A profiler-like stream of `len` interns over `strings`: every string
+/// appears (its first appearance is a miss), new strings arrive at a steady
+/// rate, and the rest re-intern strings already seen with a skew towards
+/// the hot ones seen early (index = seen * u^3: about half of the hits go
+/// to the first 10% of strings).
+pub fn skewed_stream<S: AsRef<str>>(strings: &[S], len: usize, seed: u64) -> Vec<&str> {
+    let mut rng = Rng::new(seed);
+    let n = strings.len();
+    let mut out = Vec::with_capacity(len.max(n));
+    let mut next_new = 0;
+    for step in 0..len {
+        // Keep the arrivals spread over the whole stream.
+        let due = (step + 1) * n / len;
+        if next_new < n && (next_new < due || next_new == 0) {
+            out.push(strings[next_new].as_ref());
+            next_new += 1;
+        } else {
+            let u = rng.unit();
+            let i = ((next_new as f64) * u * u * u) as usize;
+            out.push(strings[i.min(next_new - 1)].as_ref());
+        }
+    }
+    out.extend(strings[next_new..].iter().map(AsRef::as_ref));
+    out
+}
+
+/// A uniform random permutation of `strings` (for `get` hits).
+pub fn shuffled(strings: &[String], seed: u64) -> Vec<&str> {
+    let mut v: Vec<&str> = strings.iter().map(String::as_str).collect();
+    let mut rng = Rng::new(seed);
+    for i in (1..v.len()).rev() {
+        v.swap(i, rng.below(i + 1));
+    }
+    v
+}
+
+/// Total bytes of `strings`.
+pub fn total_bytes<S: AsRef<str>>(strings: &[S]) -> usize {
+    strings.iter().map(|s| s.as_ref().len()).sum()
+}
+
+// ---------------------------------------------------------------------------
+// The WordPress fixture
+
+/// Only the `string_table` (field 6) of pprof's `Profile`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StringTableOnly {
+    /// `repeated string string_table = 6;`
+    #[prost(string, repeated, tag = "6")]
+    pub string_table: Vec<String>,
+}
+
+/// The 1,059 strings of `tests/data/wordpress.pprof` (index 0 is `""`).
+pub fn wordpress_strings() -> Vec<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/wordpress.pprof");
+    let bytes = std::fs::read(path).expect("read tests/data/wordpress.pprof");
+    <StringTableOnly as prost::Message>::decode(bytes.as_slice())
+        .expect("decode pprof")
+        .string_table
+}
+
+// ---------------------------------------------------------------------------
+// Adapters
+
+/// The common interface of every implementation measured. Ids are `u32`
+/// symbols as each implementation defines them (dense for all but
+/// string-interner's `BufferBackend`, whose symbols are byte offsets).
+pub trait Interner {
+    /// An empty table with the implementation's own default sizing.
+    fn new() -> Self;
+    /// An empty table pre-sized for `strings` strings of `bytes` bytes (or
+    /// whatever part of that hint the implementation accepts).
+    fn with_capacity(strings: usize, bytes: usize) -> Self;
+    fn intern(&mut self, s: &str) -> u32;
+    /// `&mut self` so that blazinterner can use its lock-free `find_mut`.
+    fn get(&mut self, s: &str) -> Option<u32>;
+    fn resolve(&self, id: u32) -> &str;
+    /// Number of strings held.
+    fn len(&self) -> usize;
+    /// Calls `f` on every string in id order.
+    fn for_each_str(&self, f: impl FnMut(&str));
+}
+
+/// `strtab::StringTable` with hasher `H`.
+pub struct Strtab<H>(pub strtab::StringTable<H>);
+
+impl<H: BuildHasher + Default> Interner for Strtab<H> {
+    fn new() -> Self {
+        Strtab(strtab::StringTable::builder().hasher(H::default()).build())
+    }
+    fn with_capacity(strings: usize, bytes: usize) -> Self {
+        Strtab(
+            strtab::StringTable::builder()
+                .hasher(H::default())
+                .capacity(strings, bytes)
+                .build(),
+        )
+    }
+    #[inline]
+    fn intern(&mut self, s: &str) -> u32 {
+        self.0.intern(s).to_u32()
+    }
+    #[inline]
+    fn get(&mut self, s: &str) -> Option<u32> {
+        self.0.get(s).map(strtab::StringId::to_u32)
+    }
+    #[inline]
+    fn resolve(&self, id: u32) -> &str {
+        &self.0[strtab::StringId::from_u32(id)]
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn for_each_str(&self, f: impl FnMut(&str)) {
+        self.0.iter().for_each(f);
+    }
+}
+
+/// `lasso::Rodeo` with `Spur` keys and hasher `H`; `""` interned first.
+pub struct Lasso<H>(pub lasso::Rodeo<lasso::Spur, H>);
+
+impl<H: BuildHasher + Clone + Default> Interner for Lasso<H> {
+    fn new() -> Self {
+        let mut r = lasso::Rodeo::with_hasher(H::default());
+        r.get_or_intern("");
+        Lasso(r)
+    }
+    fn with_capacity(strings: usize, bytes: usize) -> Self {
+        let cap = lasso::Capacity::new(strings, NonZeroUsize::new(bytes.max(1)).unwrap());
+        let mut r = lasso::Rodeo::with_capacity_and_hasher(cap, H::default());
+        r.get_or_intern("");
+        Lasso(r)
+    }
+    #[inline]
+    fn intern(&mut self, s: &str) -> u32 {
+        lasso::Key::into_usize(self.0.get_or_intern(s)) as u32
+    }
+    #[inline]
+    fn get(&mut self, s: &str) -> Option<u32> {
+        self.0.get(s).map(|k| lasso::Key::into_usize(k) as u32)
+    }
+    #[inline]
+    fn resolve(&self, id: u32) -> &str {
+        self.0
+            .resolve(&<lasso::Spur as lasso::Key>::try_from_usize(id as usize).unwrap())
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn for_each_str(&self, f: impl FnMut(&str)) {
+        self.0.strings().for_each(f);
+    }
+}
+
+/// `string_interner::StringInterner` with backend `B` (`SymbolU32`) and
+/// hasher `H`; `""` interned first.
+pub struct Si<B: string_interner::backend::Backend, H>(pub string_interner::StringInterner<B, H>);
+
+/// string-interner with `StringBackend` (one `String` buffer plus end
+/// offsets: constant-time resolve, dense symbols).
+pub type SiString<H> =
+    Si<string_interner::backend::StringBackend<string_interner::symbol::SymbolU32>, H>;
+/// string-interner with `BufferBackend` (length-prefixed strings in one
+/// buffer; symbols are byte offsets, so not dense).
+pub type SiBuffer<H> =
+    Si<string_interner::backend::BufferBackend<string_interner::symbol::SymbolU32>, H>;
+
+impl<B, H> Interner for Si<B, H>
+where
+    B: string_interner::backend::Backend<Symbol = string_interner::symbol::SymbolU32>,
+    H: BuildHasher + Default,
+    for<'a> &'a B: IntoIterator<Item = (string_interner::symbol::SymbolU32, &'a str)>,
+{
+    fn new() -> Self {
+        let mut i = string_interner::StringInterner::with_hasher(H::default());
+        i.get_or_intern("");
+        Si(i)
+    }
+    fn with_capacity(strings: usize, _bytes: usize) -> Self {
+        // Only a string count is accepted.
+        let mut i =
+            string_interner::StringInterner::with_capacity_and_hasher(strings, H::default());
+        i.get_or_intern("");
+        Si(i)
+    }
+    #[inline]
+    fn intern(&mut self, s: &str) -> u32 {
+        string_interner::Symbol::to_usize(self.0.get_or_intern(s)) as u32
+    }
+    #[inline]
+    fn get(&mut self, s: &str) -> Option<u32> {
+        self.0
+            .get(s)
+            .map(|k| string_interner::Symbol::to_usize(k) as u32)
+    }
+    #[inline]
+    fn resolve(&self, id: u32) -> &str {
+        let sym = <string_interner::symbol::SymbolU32 as string_interner::Symbol>::try_from_usize(
+            id as usize,
+        );
+        self.0.resolve(sym.unwrap()).unwrap()
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn for_each_str(&self, mut f: impl FnMut(&str)) {
+        for (_, s) in &self.0 {
+            f(s);
+        }
+    }
+}
+
+/// `blazinterner::ArenaStr` (default features: its concurrent `sync`
+/// storage) with hasher `H` and `u32` ids; `""` interned first.
+pub struct Blaz<H>(pub blazinterner::ArenaStr<H, u32>);
+
+impl<H: BuildHasher + Default> Interner for Blaz<H> {
+    fn new() -> Self {
+        let mut a = blazinterner::ArenaStr::default();
+        a.intern_mut("");
+        Blaz(a)
+    }
+    fn with_capacity(strings: usize, bytes: usize) -> Self {
+        let mut a = blazinterner::ArenaStr::with_capacity(strings, bytes);
+        a.intern_mut("");
+        Blaz(a)
+    }
+    #[inline]
+    fn intern(&mut self, s: &str) -> u32 {
+        self.0.intern_mut(s).id()
+    }
+    #[inline]
+    fn get(&mut self, s: &str) -> Option<u32> {
+        self.0.find_mut(s).map(|i| i.id())
+    }
+    #[inline]
+    fn resolve(&self, id: u32) -> &str {
+        self.0.lookup(blazinterner::InternedStr::from_id(id))
+    }
+    fn len(&self) -> usize {
+        self.0.strings()
+    }
+    #[inline]
+    fn for_each_str(&self, f: impl FnMut(&str)) {
+        self.0.iter().for_each(f);
+    }
+}
+
+/// `indexmap::IndexSet<Box<str>, H>`: the table profilers used before
+/// arenas (libdatadog's old string table, with Fx); `""` inserted first.
+pub struct IdxSet<H>(pub indexmap::IndexSet<Box<str>, H>);
+
+impl<H: BuildHasher + Default> Interner for IdxSet<H> {
+    fn new() -> Self {
+        let mut s = indexmap::IndexSet::with_hasher(H::default());
+        s.insert(Box::from(""));
+        IdxSet(s)
+    }
+    fn with_capacity(strings: usize, _bytes: usize) -> Self {
+        let mut s = indexmap::IndexSet::with_capacity_and_hasher(strings, H::default());
+        s.insert(Box::from(""));
+        IdxSet(s)
+    }
+    #[inline]
+    fn intern(&mut self, s: &str) -> u32 {
+        match self.0.get_index_of(s) {
+            Some(i) => i as u32,
+            None => self.0.insert_full(Box::from(s)).0 as u32,
+        }
+    }
+    #[inline]
+    fn get(&mut self, s: &str) -> Option<u32> {
+        self.0.get_index_of(s).map(|i| i as u32)
+    }
+    #[inline]
+    fn resolve(&self, id: u32) -> &str {
+        &self.0[id as usize]
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn for_each_str(&self, mut f: impl FnMut(&str)) {
+        for s in &self.0 {
+            f(s);
+        }
+    }
+}
+
+/// The naive table: `HashMap<String, u32, H>` plus `Vec<String>` (each
+/// string stored twice); `""` inserted first.
+pub struct Naive<H> {
+    pub map: std::collections::HashMap<String, u32, H>,
+    pub strings: Vec<String>,
+}
+
+impl<H: BuildHasher + Default> Interner for Naive<H> {
+    fn new() -> Self {
+        let mut t = Naive {
+            map: std::collections::HashMap::with_hasher(H::default()),
+            strings: Vec::new(),
+        };
+        t.intern("");
+        t
+    }
+    fn with_capacity(strings: usize, _bytes: usize) -> Self {
+        let mut t = Naive {
+            map: std::collections::HashMap::with_capacity_and_hasher(strings, H::default()),
+            strings: Vec::with_capacity(strings),
+        };
+        t.intern("");
+        t
+    }
+    #[inline]
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.map.get(s) {
+            return id;
+        }
+        let id = self.strings.len() as u32;
+        self.strings.push(s.to_owned());
+        self.map.insert(s.to_owned(), id);
+        id
+    }
+    #[inline]
+    fn get(&mut self, s: &str) -> Option<u32> {
+        self.map.get(s).copied()
+    }
+    #[inline]
+    fn resolve(&self, id: u32) -> &str {
+        &self.strings[id as usize]
+    }
+    fn len(&self) -> usize {
+        self.strings.len()
+    }
+    #[inline]
+    fn for_each_str(&self, mut f: impl FnMut(&str)) {
+        for s in &self.strings {
+            f(s);
+        }
+    }
+}
+
+/// Calls `$run::<Type>($label, $args...)` for every implementation with
+/// the shared [`Fold`] hasher.
+macro_rules! for_each_impl {
+    ($run:ident ( $($arg:expr),* )) => {{
+        $run::<crate::setup::Strtab<crate::setup::Fold>>("strtab", $($arg),*);
+        $run::<crate::setup::Lasso<crate::setup::Fold>>("lasso", $($arg),*);
+        $run::<crate::setup::SiString<crate::setup::Fold>>("si-string", $($arg),*);
+        $run::<crate::setup::SiBuffer<crate::setup::Fold>>("si-buffer", $($arg),*);
+        $run::<crate::setup::Blaz<crate::setup::Fold>>("blazinterner", $($arg),*);
+        $run::<crate::setup::IdxSet<crate::setup::Fold>>("indexset", $($arg),*);
+        $run::<crate::setup::Naive<crate::setup::Fold>>("naive-hashmap", $($arg),*);
+    }};
+}
+
+/// Calls `$run::<Type>($label, $args...)` for every implementation at its
+/// own default hasher (strtab and string-interner already default to
+/// foldhash; the IndexSet baseline at Fx as libdatadog used it).
+macro_rules! for_each_default_hasher {
+    ($run:ident ( $($arg:expr),* )) => {{
+        $run::<crate::setup::Strtab<crate::setup::Fold>>("strtab (foldhash)", $($arg),*);
+        $run::<crate::setup::Lasso<crate::setup::Std>>("lasso (SipHash)", $($arg),*);
+        $run::<crate::setup::SiString<crate::setup::Fold>>("si-string (foldhash)", $($arg),*);
+        $run::<crate::setup::SiBuffer<crate::setup::Fold>>("si-buffer (foldhash)", $($arg),*);
+        $run::<crate::setup::Blaz<crate::setup::Std>>("blazinterner (SipHash)", $($arg),*);
+        $run::<crate::setup::IdxSet<crate::setup::Fx>>("indexset (Fx)", $($arg),*);
+        $run::<crate::setup::Naive<crate::setup::Std>>("naive-hashmap (SipHash)", $($arg),*);
+    }};
+}
+
+/// Hashes `s` the way the tables do (`BuildHasher::hash_one` of a `str`).
+#[inline]
+pub fn hash_one<H: BuildHasher, T: Hash + ?Sized>(h: &H, s: &T) -> u64 {
+    h.hash_one(s)
+}

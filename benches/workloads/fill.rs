@@ -1,0 +1,54 @@
+//! Workload 3: fill an empty table with 100k unique strings (all misses).
+//!
+//! Dimensions: `fill/no_hint/<impl>` starts from the implementation's
+//! default empty table; `fill/hint/<impl>` from one pre-sized with the
+//! string count and total bytes (or the part of that hint it accepts).
+//! Throughput: 100k elements and their bytes.
+
+use std::hint::black_box;
+
+use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput, measurement::WallTime};
+
+use crate::setup::{self, Interner};
+
+fn fill<T: Interner>(
+    name: &str,
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    strings: &[String],
+    bytes: usize,
+) {
+    g.bench_function(format!("no_hint/{name}"), |b| {
+        b.iter_batched_ref(
+            T::new,
+            |t| {
+                for s in strings {
+                    black_box(t.intern(s));
+                }
+            },
+            BatchSize::LargeInput,
+        );
+    });
+    g.bench_function(format!("hint/{name}"), |b| {
+        b.iter_batched_ref(
+            || T::with_capacity(strings.len() + 1, bytes),
+            |t| {
+                for s in strings {
+                    black_box(t.intern(s));
+                }
+            },
+            BatchSize::LargeInput,
+        );
+    });
+}
+
+pub(crate) fn bench(c: &mut Criterion) {
+    let strings = setup::unique_strings(setup::UNIQUE, setup::SEED);
+    let bytes = setup::total_bytes(&strings);
+    let mut g = c.benchmark_group("fill");
+    g.sample_size(10).throughput(Throughput::ElementsAndBytes {
+        elements: strings.len() as u64,
+        bytes: bytes as u64,
+    });
+    for_each_impl!(fill(&mut g, &strings, bytes));
+    g.finish();
+}

@@ -1,0 +1,54 @@
+//! Workload 1: the WordPress fixture (`tests/data/wordpress.pprof`, 1,059
+//! real pprof strings including `""`).
+//!
+//! Dimensions: `wordpress/intern_empty/<impl>` interns every string into a
+//! fresh table; `wordpress/reintern/<impl>` interns them all again into a
+//! table that holds them (all hits). Throughput: 1,059 elements and their
+//! bytes.
+
+use std::hint::black_box;
+
+use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput, measurement::WallTime};
+
+use crate::setup::{self, Interner};
+
+fn intern_empty<T: Interner>(name: &str, g: &mut BenchmarkGroup<'_, WallTime>, strings: &[String]) {
+    g.bench_function(format!("intern_empty/{name}"), |b| {
+        b.iter_batched_ref(
+            T::new,
+            |t| {
+                for s in strings {
+                    black_box(t.intern(s));
+                }
+            },
+            BatchSize::SmallInput,
+        );
+    });
+}
+
+fn reintern<T: Interner>(name: &str, g: &mut BenchmarkGroup<'_, WallTime>, strings: &[String]) {
+    let mut t = T::new();
+    for s in strings {
+        t.intern(s);
+    }
+    g.bench_function(format!("reintern/{name}"), |b| {
+        b.iter(|| {
+            for s in strings {
+                black_box(t.intern(black_box(s)));
+            }
+        });
+    });
+}
+
+pub(crate) fn bench(c: &mut Criterion) {
+    let strings = setup::wordpress_strings();
+    assert_eq!(strings.len(), 1059);
+    let mut g = c.benchmark_group("wordpress");
+    g.throughput(Throughput::ElementsAndBytes {
+        elements: strings.len() as u64,
+        bytes: setup::total_bytes(&strings) as u64,
+    });
+    for_each_impl!(intern_empty(&mut g, &strings));
+    for_each_impl!(reintern(&mut g, &strings));
+    g.finish();
+}

@@ -1,0 +1,396 @@
+//! `table_ops`: arbitrary sequences of table operations, checked step by
+//! step against a simple model (a `Vec<String>` in id order and a
+//! `HashMap<String, id>`).
+//!
+//! Checked after every operation:
+//! - ids are dense and in insertion order: a new string gets id `len()`,
+//!   a known string gets its old id, `""` is always id 0;
+//! - `resolve(intern(s)) == s`, `table[id]` agrees with `resolve`;
+//! - `get` and `contains` never insert;
+//! - an error leaves the table unchanged (same `len`, the failed string
+//!   absent, every earlier id resolving to its string), hits never fail,
+//!   and the error names the limit that was hit;
+//! - `memory_usage() <= limits().get_max_bytes()` and
+//!   `len() <= limits().get_max_strings()`, always;
+//! - `clear` keeps the memory, and refilling with the same strings
+//!   allocates nothing and hands out the same ids;
+//! - `into_resolver` keeps every string and id.
+//!
+//! Every few operations, and at the end, the whole table is compared with
+//! the model (`iter`, forwards and backwards, `resolve` and `get` of every
+//! string).
+
+#![no_main]
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hasher};
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use strtab::{ErrorKind, Limits, Resolver, StringId, StringTable};
+
+/// Longest string a `Repeat` makes: past `MAX_CHUNK_CAPACITY` and the
+/// largest normal block, so dedicated chunks are exercised.
+const MAX_REPEAT: usize = 600 * 1024;
+/// Cap on the bytes one input may intern in total (keeps RSS bounded).
+const MAX_TOTAL_BYTES: usize = 8 << 20;
+/// Compare the whole table with the model every this many operations.
+const FULL_CHECK_EVERY: usize = 32;
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    setup: Setup,
+    hasher: HasherKind,
+    ops: Vec<Op>,
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum HasherKind {
+    /// hashbrown's randomly seeded foldhash (what users get).
+    Default,
+    /// std's SipHash with fixed keys: reproducible.
+    Sip,
+    /// A terrible hasher that only looks at the length modulo 4: nearly
+    /// every lookup walks a collision chain and compares bytes.
+    Colliding,
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+struct Setup {
+    /// `Builder::capacity(strings, bytes)`.
+    capacity: Option<(u16, u32)>,
+    max_strings: Option<u16>,
+    /// In units of 64 bytes (so 0..4 MiB).
+    max_bytes: Option<u16>,
+}
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    Intern(Text),
+    TryIntern(Text),
+    Get(Text),
+    Resolve(u32),
+    Clear,
+    ClearAndRefill,
+    IntoResolver,
+    Check,
+}
+
+#[derive(Arbitrary, Debug)]
+enum Text {
+    /// Arbitrary bytes, made valid UTF-8 (lossily).
+    Bytes(Vec<u8>),
+    /// A string the model already holds (index modulo its length).
+    Existing(u16),
+    /// Copies of a byte (ASCII): `lo` copies, or with `hi`,
+    /// `(hi << 16 | lo) % MAX_REPEAT` (any length up to 600 KiB, byte-exact
+    /// around every chunk and block boundary; short lengths stay common).
+    Repeat { byte: u8, lo: u16, hi: Option<u8> },
+    /// A short numbered string: many distinct strings from few input bytes.
+    Numbered(u16),
+}
+
+impl Text {
+    fn make(&self, model: &Model) -> String {
+        match self {
+            Text::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+            Text::Existing(i) => model.strings[usize::from(*i) % model.strings.len()].clone(),
+            Text::Repeat { byte, lo, hi } => {
+                let c = char::from(b' ' + byte % 95);
+                let len = match hi {
+                    None => usize::from(*lo),
+                    Some(hi) => (usize::from(*hi) << 16 | usize::from(*lo)) % MAX_REPEAT,
+                };
+                if model.total_bytes + len > MAX_TOTAL_BYTES {
+                    String::from("too-big")
+                } else {
+                    c.to_string().repeat(len)
+                }
+            }
+            Text::Numbered(n) => format!("s{n}"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+struct Colliding;
+
+/// Hashes a value to its length modulo 4 (times a constant, so both
+/// halves of the 64-bit hash are non-zero).
+#[derive(Default)]
+struct CollidingHasher(u64);
+
+impl Hasher for CollidingHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = self.0.wrapping_add(bytes.len() as u64);
+    }
+    fn finish(&self) -> u64 {
+        (self.0 % 4).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
+impl BuildHasher for Colliding {
+    type Hasher = CollidingHasher;
+    fn build_hasher(&self) -> CollidingHasher {
+        CollidingHasher::default()
+    }
+}
+
+/// The strings in id order, and their ids.
+struct Model {
+    strings: Vec<String>,
+    ids: HashMap<String, u32>,
+    total_bytes: usize,
+}
+
+impl Model {
+    fn new() -> Model {
+        Model {
+            strings: vec![String::new()],
+            ids: HashMap::from([(String::new(), 0)]),
+            total_bytes: 0,
+        }
+    }
+
+    fn push(&mut self, s: &str) -> u32 {
+        let id = u32::try_from(self.strings.len()).unwrap();
+        self.strings.push(s.to_owned());
+        self.ids.insert(s.to_owned(), id);
+        self.total_bytes += s.len();
+        id
+    }
+}
+
+fn build<S: BuildHasher>(setup: Setup, hasher: S) -> StringTable<S> {
+    let mut limits = Limits::new();
+    if let Some(n) = setup.max_strings {
+        limits = limits.max_strings(usize::from(n));
+    }
+    if let Some(b) = setup.max_bytes {
+        limits = limits.max_bytes(usize::from(b) * 64);
+    }
+    let mut builder = StringTable::builder().hasher(hasher).limits(limits);
+    if let Some((strings, bytes)) = setup.capacity {
+        builder = builder.capacity(usize::from(strings), bytes as usize % (4 << 20));
+    }
+    let table = builder
+        .try_build()
+        .expect("building a table within 4 MiB must not fail");
+    // Limits are kept; only a byte limit below the *empty* table's
+    // footprint (a few dozen bytes) is raised, and only to that footprint.
+    let effective = table.limits();
+    assert_eq!(effective.get_max_strings(), limits.get_max_strings());
+    if effective.get_max_bytes() != limits.get_max_bytes() {
+        let floor = empty_footprint();
+        assert!(
+            limits.get_max_bytes() < floor && effective.get_max_bytes() == floor,
+            "a byte limit of {} was raised to {} (the empty table holds {floor} bytes)",
+            limits.get_max_bytes(),
+            effective.get_max_bytes(),
+        );
+    }
+    table
+}
+
+/// Heap bytes of the smallest table: what a byte limit below it is raised to.
+fn empty_footprint() -> usize {
+    StringTable::with_limits(Limits::new().max_bytes(0)).memory_usage()
+}
+
+fn limited<S>(table: &StringTable<S>) -> bool {
+    table.limits() != Limits::new()
+}
+
+/// The cheap invariants, checked after every operation.
+fn check_invariants<S: BuildHasher>(table: &StringTable<S>, model: &Model) {
+    assert_eq!(table.len(), model.strings.len());
+    assert_ne!(table.len(), 0);
+    assert_eq!(table.is_empty(), model.strings.len() < 2);
+    assert!(table.len() <= table.limits().get_max_strings());
+    assert!(
+        table.memory_usage() <= table.limits().get_max_bytes(),
+        "memory_usage {} over the limit {}",
+        table.memory_usage(),
+        table.limits().get_max_bytes()
+    );
+    assert_eq!(table.resolve(StringId::EMPTY), Some(""));
+    let last = StringId::from_u32(u32::try_from(model.strings.len() - 1).unwrap());
+    assert_eq!(
+        table.resolve(last),
+        Some(model.strings[last.index()].as_str())
+    );
+    let past = StringId::from_u32(u32::try_from(model.strings.len()).unwrap());
+    assert_eq!(table.resolve(past), None);
+}
+
+/// The whole table against the model.
+fn check_full<S: BuildHasher>(table: &StringTable<S>, model: &Model) {
+    check_invariants(table, model);
+    assert!(table.iter().eq(model.strings.iter().map(String::as_str)));
+    assert!(
+        table
+            .iter()
+            .rev()
+            .eq(model.strings.iter().rev().map(String::as_str))
+    );
+    assert_eq!(table.iter().len(), model.strings.len());
+    for (i, s) in model.strings.iter().enumerate() {
+        let id = StringId::from_u32(u32::try_from(i).unwrap());
+        assert_eq!(table.resolve(id), Some(s.as_str()));
+        assert_eq!(&table[id], s.as_str());
+        assert_eq!(table.get(s), Some(id));
+    }
+    assert_eq!(table.len(), model.strings.len(), "get inserted");
+}
+
+fn check_resolver(resolver: &Resolver, model: &Model) {
+    assert_eq!(resolver.len(), model.strings.len());
+    assert_eq!(resolver.is_empty(), model.strings.len() == 1);
+    assert!(resolver.iter().eq(model.strings.iter().map(String::as_str)));
+    for (i, s) in model.strings.iter().enumerate() {
+        let id = StringId::from_u32(u32::try_from(i).unwrap());
+        assert_eq!(resolver.resolve(id), Some(s.as_str()));
+        assert_eq!(&resolver[id], s.as_str());
+    }
+    let past = StringId::from_u32(u32::try_from(model.strings.len()).unwrap());
+    assert_eq!(resolver.resolve(past), None);
+}
+
+/// `try_intern(s)` against the model.
+fn try_intern<S: BuildHasher>(table: &mut StringTable<S>, model: &mut Model, s: &str) {
+    let known = model.ids.get(s).copied();
+    let before_len = table.len();
+    match table.try_intern(s) {
+        Ok(id) => match known {
+            Some(old) => assert_eq!(id.to_u32(), old, "a known string got a new id"),
+            None => {
+                let new = model.push(s);
+                assert_eq!(id.to_u32(), new, "ids are not dense");
+                assert_eq!(table.resolve(id), Some(s));
+            }
+        },
+        Err(e) => {
+            let _ = e.to_string();
+            assert!(known.is_none(), "a hit failed: {e}");
+            assert!(!s.is_empty());
+            assert_eq!(table.len(), before_len, "an error changed the table");
+            assert_eq!(table.get(s), None, "a failed string was added");
+            let limits = table.limits();
+            match e.kind() {
+                ErrorKind::IdsExhausted => {
+                    assert!(
+                        before_len >= limits.get_max_strings(),
+                        "IdsExhausted below the limit: {e}"
+                    );
+                }
+                ErrorKind::MemoryLimit => {
+                    assert!(
+                        before_len < limits.get_max_strings(),
+                        "ids were exhausted, not memory: {e}"
+                    );
+                    assert_ne!(
+                        limits.get_max_bytes(),
+                        usize::MAX,
+                        "MemoryLimit without a limit: {e}"
+                    );
+                }
+                kind => panic!("unexpected error {kind:?}: {e}"),
+            }
+        }
+    }
+}
+
+fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
+    let mut table = build(input.setup, hasher.clone());
+    let mut model = Model::new();
+    check_full(&table, &model);
+    for (step, op) in input.ops.iter().enumerate() {
+        match op {
+            Op::Intern(text) => {
+                let s = text.make(&model);
+                if !limited(&table) || model.ids.contains_key(&s) {
+                    // Tables without limits, and hits, never fail.
+                    let id = table.intern(&s);
+                    match model.ids.get(&s) {
+                        Some(&old) => assert_eq!(id.to_u32(), old),
+                        None => assert_eq!(id.to_u32(), model.push(&s)),
+                    }
+                    assert_eq!(table.resolve(id), Some(s.as_str()));
+                } else {
+                    try_intern(&mut table, &mut model, &s);
+                }
+            }
+            Op::TryIntern(text) => {
+                let s = text.make(&model);
+                try_intern(&mut table, &mut model, &s);
+            }
+            Op::Get(text) => {
+                let s = text.make(&model);
+                let want = model.ids.get(&s).map(|&id| StringId::from_u32(id));
+                assert_eq!(table.get(&s), want);
+                assert_eq!(table.contains(&s), want.is_some());
+            }
+            Op::Resolve(raw) => {
+                let id =
+                    StringId::from_u32(*raw % (u32::try_from(model.strings.len()).unwrap() + 2));
+                assert_eq!(
+                    table.resolve(id),
+                    model.strings.get(id.index()).map(String::as_str)
+                );
+            }
+            Op::Clear => {
+                let memory = table.memory_usage();
+                table.clear();
+                model = Model::new();
+                assert_eq!(
+                    table.memory_usage(),
+                    memory,
+                    "clear changed the memory held"
+                );
+            }
+            Op::ClearAndRefill => {
+                let memory = table.memory_usage();
+                let old = std::mem::replace(&mut model, Model::new());
+                table.clear();
+                for (i, s) in old.strings.iter().enumerate().skip(1) {
+                    let id = table
+                        .try_intern(s)
+                        .expect("refilling a cleared table cannot fail");
+                    assert_eq!(id.index(), i);
+                    model.push(s);
+                }
+                assert_eq!(
+                    table.memory_usage(),
+                    memory,
+                    "refilling after clear allocated"
+                );
+                check_full(&table, &model);
+            }
+            Op::IntoResolver => {
+                let memory = table.memory_usage();
+                let resolver = std::mem::replace(&mut table, build(input.setup, hasher.clone()))
+                    .into_resolver();
+                check_resolver(&resolver, &model);
+                assert!(resolver.memory_usage() <= memory);
+                drop(resolver);
+                model = Model::new();
+            }
+            Op::Check => check_full(&table, &model),
+        }
+        check_invariants(&table, &model);
+        if step % FULL_CHECK_EVERY == FULL_CHECK_EVERY - 1 {
+            check_full(&table, &model);
+        }
+    }
+    check_full(&table, &model);
+    let resolver = table.into_resolver();
+    check_resolver(&resolver, &model);
+}
+
+fuzz_target!(|input: Input| {
+    match input.hasher {
+        HasherKind::Default => run(&input, strtab::StringTable::new().hasher().clone()),
+        HasherKind::Sip => run(&input, BuildHasherDefault::<DefaultHasher>::default()),
+        HasherKind::Colliding => run(&input, Colliding),
+    }
+});

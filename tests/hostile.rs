@@ -1,0 +1,933 @@
+//! Hostile and extreme input: hash flooding, hard limits, huge strings,
+//! millions of tiny strings, all-duplicate and all-unique streams.
+//!
+//! Sizes are scaled down under Miri and under `.ci/valgrind.sh` (which
+//! sets `STRTAB_VALGRIND=1`); the largest test (hundreds of MiB) is
+//! `#[ignore]`d and run by hand with
+//! `cargo test --release --test hostile -- --ignored huge_strings_hundreds_of_mib`.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::rc::Rc;
+
+use strtab::{ErrorKind, Limits, StringId, StringTable};
+
+/// Whether the suite runs under `.ci/valgrind.sh`.
+fn under_valgrind() -> bool {
+    std::env::var_os("STRTAB_VALGRIND").is_some()
+}
+
+/// `native` normally, `small` under valgrind, `tiny` under Miri.
+fn scaled(native: usize, small: usize, tiny: usize) -> usize {
+    if cfg!(miri) {
+        tiny
+    } else if under_valgrind() {
+        small
+    } else {
+        native
+    }
+}
+
+fn id(i: usize) -> StringId {
+    StringId::from_u32(u32::try_from(i).unwrap())
+}
+
+/// A small deterministic generator (xorshift64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Checks every id and string of `table` against `strings` (id order).
+fn check_all<S: BuildHasher>(table: &StringTable<S>, strings: &[String]) {
+    assert_eq!(table.len(), strings.len());
+    assert!(table.iter().eq(strings.iter().map(String::as_str)));
+    for (i, s) in strings.iter().enumerate() {
+        assert_eq!(table.resolve(id(i)), Some(s.as_str()));
+        assert_eq!(table.get(s), Some(id(i)));
+    }
+    assert_eq!(table.resolve(id(strings.len())), None);
+}
+
+// ===========================================================================
+// Hash flooding.
+//
+// What makes a flooded hash table slow is the *hashes* it is given: strings
+// whose hashes share a bucket (same low bits) or a control byte (same top 7
+// bits) lengthen probe sequences, and strings whose cached 32-bit hashes are
+// equal force byte comparisons on every lookup. hashbrown exposes no probe
+// counters and strtab has no test hook, and wall time is noise on a shared
+// 2-core machine, so these tests measure work deterministically, in two
+// steps:
+//
+// 1. `each_intern_hashes_once` pins down *which* hashes the table uses: a
+//    recording hasher shows the table hashes each looked-up string exactly
+//    once (never again when its index or hash table grows, since it caches
+//    hashes) and that the value is `hasher.hash_one(s)`. So the table's
+//    hashes can be recomputed from `table.hasher()`.
+// 2. Those exact hashes are fed to a model of hashbrown's SwissTable probing
+//    (`ProbeModel`: same bucket counts and growth, h1 = low bits, h2 = top 7
+//    bits, 16-wide groups, triangular probing), which counts per intern the
+//    groups probed, the control-byte matches (candidates the table checks)
+//    and the candidates whose cached 32-bit hash is equal (string byte
+//    comparisons). These counts are the work of the table's lookup loop.
+//
+// With a fixed, unseeded hasher, the crafted set makes every count grow
+// linearly per intern (quadratic in total); with the default, randomly
+// seeded hasher, the same strings cost the same per intern at 1 Ki and at
+// 128 Ki strings, as random strings do. (A library hook counting calls of
+// the table's equality closure would make step 2 a direct count.)
+// ===========================================================================
+
+/// A fixed, unseeded hasher of the kind flooding attacks target: Java's
+/// `String.hashCode` polynomial (base 31, here over 64 bits) with a fixed
+/// multiplicative finaliser. "Aa" and "BB" hash alike, so do any two
+/// equal-length concatenations of them: 2^k colliding strings of 2k bytes.
+#[derive(Clone, Copy, Default)]
+struct Poly31;
+
+#[derive(Default)]
+struct Poly31Hasher(u64);
+
+impl Hasher for Poly31Hasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.wrapping_mul(31).wrapping_add(u64::from(b));
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        let h = self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^ (h >> 32)
+    }
+}
+
+impl BuildHasher for Poly31 {
+    type Hasher = Poly31Hasher;
+    fn build_hasher(&self) -> Poly31Hasher {
+        Poly31Hasher::default()
+    }
+}
+
+/// The 2^k strings made of k blocks, each "Aa" or "BB".
+fn crafted(k: u32) -> Vec<String> {
+    (0..1u32 << k)
+        .map(|bits| {
+            (0..k)
+                .map(|i| if bits >> i & 1 == 0 { "Aa" } else { "BB" })
+                .collect()
+        })
+        .collect()
+}
+
+/// `n` random-looking strings of the same length as the crafted ones.
+fn random_strings(n: usize, len: usize) -> Vec<String> {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    (0..n)
+        .map(|i| {
+            let mut s = format!("{i:x}-");
+            while s.len() < len {
+                s.push(char::from(b'a' + (rng.next() % 26) as u8));
+            }
+            s
+        })
+        .collect()
+}
+
+/// The 32-bit hash a table caches for `s`: the high half of
+/// `hasher.hash_one(s)` (checked by `each_intern_hashes_once`).
+fn cached_hash<S: BuildHasher>(hasher: &S, s: &str) -> u32 {
+    (hasher.hash_one(s) >> 32) as u32
+}
+
+/// A model of hashbrown's SwissTable as strtab drives it: the table hash
+/// of a cached 32-bit hash `h` is `h << 32 | h`, so the bucket (h1) is the
+/// low bits of `h` and the control byte (h2) its top 7 bits. Starts at 512
+/// buckets (`StringTable::new`) and doubles when full (7/8 load).
+struct ProbeModel {
+    /// Control bytes: `EMPTY` or h2.
+    ctrl: Vec<u8>,
+    /// The cached hash in each full bucket.
+    hashes: Vec<u32>,
+    items: usize,
+    work: Work,
+}
+
+const EMPTY: u8 = 0xFF;
+const GROUP: usize = 16;
+
+/// Work done by lookups (and the insert's own probe for a free slot is
+/// not counted: it follows the same sequence).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Work {
+    interns: usize,
+    /// 16-byte control groups loaded.
+    groups: usize,
+    /// Control-byte matches: entries whose cached hash the table compares.
+    candidates: usize,
+    /// Candidates with an equal cached 32-bit hash: string byte comparisons.
+    byte_compares: usize,
+}
+
+impl Work {
+    fn per_intern(&self) -> (f64, f64, f64) {
+        let n = self.interns as f64;
+        (
+            self.groups as f64 / n,
+            self.candidates as f64 / n,
+            self.byte_compares as f64 / n,
+        )
+    }
+
+    fn minus(&self, earlier: &Work) -> Work {
+        Work {
+            interns: self.interns - earlier.interns,
+            groups: self.groups - earlier.groups,
+            candidates: self.candidates - earlier.candidates,
+            byte_compares: self.byte_compares - earlier.byte_compares,
+        }
+    }
+}
+
+impl ProbeModel {
+    fn new() -> ProbeModel {
+        ProbeModel {
+            ctrl: vec![EMPTY; 512],
+            hashes: vec![0; 512],
+            items: 0,
+            work: Work::default(),
+        }
+    }
+
+    fn mask(&self) -> usize {
+        self.ctrl.len() - 1
+    }
+
+    fn h2(h: u32) -> u8 {
+        (h >> 25) as u8
+    }
+
+    /// The probe sequence of `h`: the start of each group loaded.
+    fn probe(&self, h: u32, mut visit: impl FnMut(usize) -> bool) {
+        let mask = self.mask();
+        let mut pos = h as usize & mask;
+        let mut stride = 0;
+        loop {
+            if visit(pos) {
+                return;
+            }
+            stride += GROUP;
+            pos = (pos + stride) & mask;
+        }
+    }
+
+    /// Looks `h` up (a miss: the strings are distinct) and inserts it.
+    fn intern(&mut self, h: u32) {
+        if self.items == self.ctrl.len() / 8 * 7 {
+            self.grow();
+        }
+        let (mask, h2) = (self.mask(), Self::h2(h));
+        let mut work = self.work;
+        work.interns += 1;
+        let mut slot = None;
+        self.probe(h, |start| {
+            work.groups += 1;
+            let mut empty = false;
+            for i in 0..GROUP {
+                let b = (start + i) & mask;
+                if self.ctrl[b] == h2 {
+                    work.candidates += 1;
+                    if self.hashes[b] == h {
+                        work.byte_compares += 1;
+                    }
+                } else if self.ctrl[b] == EMPTY {
+                    empty = true;
+                    slot.get_or_insert(b);
+                }
+            }
+            empty
+        });
+        self.work = work;
+        let b = slot.expect("a free slot");
+        self.ctrl[b] = h2;
+        self.hashes[b] = h;
+        self.items += 1;
+    }
+
+    fn grow(&mut self) {
+        let old: Vec<u32> = (0..self.ctrl.len())
+            .filter(|&b| self.ctrl[b] != EMPTY)
+            .map(|b| self.hashes[b])
+            .collect();
+        let work = self.work;
+        let n = self.ctrl.len() * 2;
+        *self = ProbeModel {
+            ctrl: vec![EMPTY; n],
+            hashes: vec![0; n],
+            items: 0,
+            work: Work::default(),
+        };
+        for h in old {
+            self.intern(h);
+        }
+        // Growth re-inserts from cached hashes: no lookups, no comparisons.
+        self.work = work;
+    }
+}
+
+/// Per-intern work at each checkpoint while interning `hashes` in order:
+/// the work of the interns since the previous checkpoint.
+fn work_curve(hashes: &[u32], checkpoints: &[usize]) -> Vec<Work> {
+    let mut model = ProbeModel::new();
+    let mut out = Vec::new();
+    let mut last = Work::default();
+    for (i, &h) in hashes.iter().enumerate() {
+        model.intern(h);
+        if checkpoints.contains(&(i + 1)) {
+            out.push(model.work.minus(&last));
+            last = model.work;
+        }
+    }
+    out
+}
+
+/// A `BuildHasher` that records every hash its hashers finish.
+#[derive(Clone)]
+struct Recording<S> {
+    inner: S,
+    log: Rc<RefCell<Vec<u64>>>,
+}
+
+struct RecordingHasher<H> {
+    inner: H,
+    log: Rc<RefCell<Vec<u64>>>,
+}
+
+impl<H: Hasher> Hasher for RecordingHasher<H> {
+    fn write(&mut self, bytes: &[u8]) {
+        self.inner.write(bytes);
+    }
+
+    // Forwarded, not left to the defaults (which call `write`): hashers
+    // like foldhash treat `write_u8(b)` and `write(&[b])` differently.
+    fn write_u8(&mut self, i: u8) {
+        self.inner.write_u8(i);
+    }
+
+    fn write_u16(&mut self, i: u16) {
+        self.inner.write_u16(i);
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.inner.write_u32(i);
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.inner.write_u64(i);
+    }
+
+    fn write_u128(&mut self, i: u128) {
+        self.inner.write_u128(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.inner.write_usize(i);
+    }
+
+    fn finish(&self) -> u64 {
+        let h = self.inner.finish();
+        self.log.borrow_mut().push(h);
+        h
+    }
+}
+
+impl<S: BuildHasher> BuildHasher for Recording<S> {
+    type Hasher = RecordingHasher<S::Hasher>;
+    fn build_hasher(&self) -> Self::Hasher {
+        RecordingHasher {
+            inner: self.inner.build_hasher(),
+            log: Rc::clone(&self.log),
+        }
+    }
+}
+
+/// The table hashes each looked-up string once, with `hasher.hash_one(s)`;
+/// growing the hash table re-hashes the stored strings from the arena, and
+/// because the table doubles, that is at most about one more hash per
+/// stored string over the table's life: growth cannot be turned into a
+/// re-hashing storm. Every hash is the table's own, as the flooding model
+/// below assumes.
+#[test]
+fn each_intern_hashes_once() {
+    let inner = StringTable::new().hasher().clone();
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let mut table = StringTable::builder()
+        .capacity(0, 0)
+        .hasher(Recording {
+            inner: inner.clone(),
+            log: Rc::clone(&log),
+        })
+        .build();
+    let n = scaled(20_000, 5_000, 300);
+    let strings: Vec<String> = (0..n).map(|i| format!("flood-{i}")).collect();
+    log.borrow_mut().clear();
+    for s in &strings {
+        table.intern(s);
+    }
+    let growth = log.borrow().len() - n;
+    assert!(
+        growth < 2 * n,
+        "growth re-hashed {growth} strings for {n} stored"
+    );
+    log.borrow_mut().clear();
+    for s in &strings {
+        assert!(table.get(s).is_some());
+    }
+    table.intern(&strings[0]);
+    let log = log.borrow();
+    // n gets and one hit, each hashed once: no growth without inserts.
+    assert_eq!(log.len(), n + 1, "strings were hashed more than once");
+    for (s, &h) in strings.iter().zip(log.iter()) {
+        assert_eq!(h, inner.hash_one(s.as_str()));
+    }
+}
+
+/// The attack is real on a fixed hasher: the crafted strings all collide
+/// under `Poly31`, so per-intern work grows linearly (every lookup walks
+/// all earlier strings and compares bytes with each). The table stays
+/// correct under it.
+#[test]
+fn crafted_strings_flood_a_fixed_hasher() {
+    let k = if cfg!(miri) { 6 } else { 11 };
+    let strings = crafted(k);
+    let first = Poly31.hash_one(strings[0].as_str());
+    assert!(strings.iter().all(|s| Poly31.hash_one(s.as_str()) == first));
+
+    let hashes: Vec<u32> = strings.iter().map(|s| cached_hash(&Poly31, s)).collect();
+    let n = strings.len();
+    let curve = work_curve(&hashes, &[n / 4, n]);
+    let (early, late) = (curve[0].per_intern(), curve[1].per_intern());
+    println!(
+        "Poly31, {n} crafted strings: per intern (groups, candidates, byte compares) {early:?} -> {late:?}"
+    );
+    // Intern i compares bytes with all i earlier strings.
+    assert_eq!(
+        curve[0].byte_compares + curve[1].byte_compares,
+        n * (n - 1) / 2
+    );
+    assert!(
+        late.2 > 4.0 * early.2,
+        "not quadratic: {early:?} -> {late:?}"
+    );
+    assert!(
+        late.0 > 2.0 * early.0,
+        "probe sequences did not grow: {early:?} -> {late:?}"
+    );
+
+    // The real table under the same hasher: slow, but correct.
+    let mut table = StringTable::builder().hasher(Poly31).build();
+    let mut expected = vec![String::new()];
+    for s in &strings {
+        assert_eq!(table.intern(s).index(), expected.len());
+        expected.push(s.clone());
+    }
+    for s in strings.iter().step_by(7) {
+        assert_eq!(table.intern(s), table.get(s).unwrap());
+    }
+    check_all(&table, &expected);
+}
+
+/// The default, randomly seeded hasher: the same crafted strings cost as
+/// much per intern at 128 Ki strings as at 1 Ki, and as much as random
+/// strings of the same length: about one group probed, almost no false
+/// candidates, and byte comparisons only for the rare full 32-bit hash
+/// collisions (about n^2 / 2^33 in all).
+#[test]
+fn default_hasher_resists_crafted_strings() {
+    let k = if cfg!(miri) {
+        7
+    } else if under_valgrind() {
+        13
+    } else {
+        17
+    };
+    let crafted = crafted(k);
+    let n = crafted.len();
+    let random = random_strings(n, 2 * k as usize);
+    let checkpoints = [n / 128, n / 16, n / 2, n];
+
+    let mut table = StringTable::new();
+    let mut curves = Vec::new();
+    for strings in [&crafted, &random] {
+        let hashes: Vec<u32> = strings
+            .iter()
+            .map(|s| cached_hash(table.hasher(), s))
+            .collect();
+        curves.push(work_curve(&hashes, &checkpoints));
+    }
+    for (curve, what) in curves.iter().zip(["crafted", "random"]) {
+        let per: Vec<_> = curve.iter().map(Work::per_intern).collect();
+        println!(
+            "default hasher, {what}, at {checkpoints:?} strings: per intern (groups, candidates, byte compares) {per:?}"
+        );
+        let first = curve[0].per_intern();
+        for w in curve {
+            let (groups, candidates, compares) = w.per_intern();
+            assert!(
+                groups < 1.6,
+                "{what}: {groups} groups per intern: {curve:?}"
+            );
+            assert!(
+                candidates < 0.2,
+                "{what}: {candidates} candidates per intern: {curve:?}"
+            );
+            assert!(
+                compares < 0.01,
+                "{what}: {compares} byte comparisons per intern: {curve:?}"
+            );
+            // Flat: no checkpoint costs much more than the first.
+            assert!(groups < first.0 * 1.5 + 0.1, "{what}: not flat: {curve:?}");
+        }
+    }
+    let total = |c: &[Work]| c.iter().fold(0, |a, w| a + w.groups);
+    let (crafted_groups, random_groups) = (total(&curves[0]), total(&curves[1]));
+    assert!(
+        crafted_groups * 10 < random_groups * 13,
+        "crafted strings cost more than random ones: {crafted_groups} vs {random_groups} groups"
+    );
+
+    // And the real table with those hashes is correct.
+    let mut expected = vec![String::new()];
+    for s in &crafted {
+        assert_eq!(table.intern(s).index(), expected.len());
+        expected.push(s.clone());
+    }
+    check_all(&table, &expected);
+}
+
+// ===========================================================================
+// Limits are hard.
+// ===========================================================================
+
+/// Drives `table` with a deterministic mixed stream (new strings up to
+/// `max_len` bytes, hits, gets, the odd clear) and checks after every
+/// operation that the limits hold, that errors name the limit that was hit
+/// and change nothing, and that every string stays resolvable.
+fn stream_within_limits(mut table: StringTable, seed: u64, ops: usize, max_len: usize) {
+    let mut rng = Rng(seed);
+    let limits = table.limits();
+    let mut strings = vec![String::new()];
+    let mut ids: HashMap<String, usize> = HashMap::from([(String::new(), 0)]);
+    let (mut errors, mut kinds) = (0, [0; 2]);
+    for step in 0..ops {
+        match rng.below(100) {
+            0 => {
+                table.clear();
+                strings.truncate(1);
+                ids.retain(|s, _| s.is_empty());
+            }
+            1..=20 => {
+                let s = &strings[rng.below(strings.len())];
+                assert_eq!(
+                    table.try_intern(s).map(StringId::index),
+                    Ok(ids[s]),
+                    "a hit failed"
+                );
+            }
+            21..=25 => {
+                let s = format!("absent-{step}");
+                assert_eq!(table.get(&s), None);
+            }
+            r => {
+                let len = match r % 3 {
+                    0 => rng.below(max_len + 1),
+                    1 => rng.below(200),
+                    _ => rng.below(16),
+                };
+                let s = format!("{step}:{}", "z".repeat(len));
+                let before = (table.len(), table.memory_usage());
+                match table.try_intern(&s) {
+                    Ok(id) => {
+                        assert_eq!(id.index(), strings.len());
+                        ids.insert(s.clone(), id.index());
+                        strings.push(s);
+                    }
+                    Err(e) => {
+                        errors += 1;
+                        assert_eq!(table.len(), before.0);
+                        assert_eq!(table.get(&s), None);
+                        if table.len() >= limits.get_max_strings() {
+                            assert_eq!(e.kind(), ErrorKind::IdsExhausted, "{e}");
+                            assert!(e.to_string().contains("full"), "{e}");
+                            kinds[0] += 1;
+                        } else {
+                            assert_eq!(e.kind(), ErrorKind::MemoryLimit, "{e}");
+                            let limit = limits.get_max_bytes().to_string();
+                            assert!(e.to_string().contains(&limit), "{e}");
+                            kinds[1] += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(table.len() <= limits.get_max_strings());
+        assert!(
+            table.memory_usage() <= limits.get_max_bytes(),
+            "step {step}: memory_usage {} > max_bytes {}",
+            table.memory_usage(),
+            limits.get_max_bytes()
+        );
+        if step % 256 == 0 {
+            let last = strings.len() - 1;
+            assert_eq!(table.resolve(id(last)), Some(strings[last].as_str()));
+        }
+    }
+    check_all(&table, &strings);
+    let _ = (errors, kinds);
+}
+
+/// Byte limits from below the empty table's footprint to a few MiB, with
+/// and without capacity hints, and string-count limits: `memory_usage()`
+/// never exceeds `max_bytes`, `len()` never exceeds `max_strings`.
+#[test]
+fn limits_are_hard() {
+    let ops = scaled(1_500, 400, 30);
+    // Under Miri, every third byte limit.
+    let every = if cfg!(miri) { 3 } else { 1 };
+    let max_len = scaled(60_000, 60_000, 2_000);
+    let byte_limits = [
+        0,
+        100,
+        4_096,
+        10_000,
+        20_000,
+        40_000,
+        100_000,
+        333_333,
+        1 << 20,
+        5 << 20,
+    ];
+    for (i, &max_bytes) in byte_limits.iter().enumerate().step_by(every) {
+        let limits = Limits::new().max_bytes(max_bytes);
+        stream_within_limits(StringTable::with_limits(limits), i as u64 + 1, ops, max_len);
+        let hinted = StringTable::builder()
+            .capacity(i * 50, i * 5_000)
+            .limits(limits)
+            .build();
+        stream_within_limits(hinted, i as u64 + 100, ops, max_len);
+    }
+    for max_strings in [0, 1, 2, 3, 100, 1_000].into_iter().step_by(every) {
+        let limits = Limits::new().max_strings(max_strings).max_bytes(1 << 20);
+        stream_within_limits(
+            StringTable::with_limits(limits),
+            max_strings as u64 + 7,
+            ops,
+            2_000,
+        );
+    }
+}
+
+/// Both limits at once, hit in turn: the error says which.
+#[test]
+fn error_names_the_limit() {
+    let mut table = StringTable::with_limits(Limits::new().max_strings(3).max_bytes(64 << 10));
+    table.try_intern("a").unwrap();
+    let big = "x".repeat(100 << 10);
+    let e = table.try_intern(&big).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::MemoryLimit);
+    assert!(e.to_string().contains("65536"), "{e}");
+    table.try_intern("b").unwrap();
+    let e = table.try_intern("c").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::IdsExhausted);
+    assert!(e.to_string().contains("holds 3 strings"), "{e}");
+    // The string-count limit wins when both would be exceeded.
+    assert_eq!(
+        table.try_intern(&big).unwrap_err().kind(),
+        ErrorKind::IdsExhausted
+    );
+    assert_eq!(table.try_intern("a").map(StringId::to_u32), Ok(1));
+}
+
+/// Regression: a capacity hint whose footprint `try_build` underestimates
+/// (e.g. 57,345 strings: just past a hashbrown bucket-count doubling) used
+/// to be built at full size anyway, with the byte limit then *raised* to
+/// that footprint. Now a table built over the limit starts empty instead,
+/// and only a limit below the empty table's footprint is raised.
+#[test]
+fn capacity_hint_never_raises_byte_limit() {
+    let empty = StringTable::with_limits(Limits::new().max_bytes(0)).memory_usage();
+    for strings in [449, 897, 7_169, 57_345, 114_689] {
+        for bytes in [0, 1, 4_097, 100_000] {
+            let footprint = StringTable::with_capacity(strings, bytes).memory_usage();
+            let max_bytes = footprint - 1;
+            assert!(max_bytes > empty);
+            let table = StringTable::builder()
+                .capacity(strings, bytes)
+                .limits(Limits::new().max_bytes(max_bytes))
+                .build();
+            assert_eq!(
+                table.limits().get_max_bytes(),
+                max_bytes,
+                "capacity({strings}, {bytes})"
+            );
+            assert!(
+                table.memory_usage() <= max_bytes,
+                "capacity({strings}, {bytes}): memory_usage {} > max_bytes {max_bytes}",
+                table.memory_usage()
+            );
+        }
+    }
+}
+
+/// Regression: `Arena::add_chunk` cuts a chunk in two parts (the request at
+/// the top, the steered excess below) and used to count one block too few
+/// for them; when the block list was exactly full, the extra push grew it
+/// uncharged past `max_bytes` (and infallibly). It now counts the blocks
+/// of each part and reserves them, charged, before allocating the chunk.
+#[test]
+fn block_list_growth_is_charged() {
+    let max_bytes = 992_390;
+    let mut table = StringTable::builder()
+        .capacity(0, 0)
+        .limits(Limits::new().max_bytes(max_bytes))
+        .build();
+    for (i, len) in [
+        94_472, 4_425, 82_606, 65_982, 86_925, 128_801, 100_948, 98_373,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let _ = table.try_intern(&format!("{i:03}-{}", "x".repeat(len)));
+        assert!(
+            table.memory_usage() <= max_bytes,
+            "string {i}: memory_usage {} > max_bytes {max_bytes}",
+            table.memory_usage()
+        );
+    }
+}
+
+// ===========================================================================
+// Huge strings, many strings.
+// ===========================================================================
+
+/// Strings at and around every size boundary of the arena (first chunk,
+/// dedicated-chunk threshold, largest chunk, largest block), interleaved
+/// with small ones: all resolve, and the arena holds little beyond them.
+#[test]
+#[cfg_attr(miri, ignore = "megabytes of strings")]
+fn strings_around_chunk_boundaries() {
+    let mut sizes = Vec::new();
+    for edge in [
+        strtab::FIRST_CHUNK_CAPACITY,
+        strtab::MAX_CHUNK_CAPACITY / 4,
+        strtab::MAX_CHUNK_CAPACITY,
+        (1 << 18) - 2,
+        1 << 20,
+    ] {
+        sizes.extend([edge - 1, edge, edge + 1]);
+    }
+    for table in [StringTable::new(), StringTable::with_capacity(0, 0)] {
+        let mut table = table;
+        let mut expected = vec![String::new()];
+        let mut bytes = 0;
+        for (i, &size) in sizes.iter().enumerate() {
+            for s in [
+                format!("{i}"),
+                char::from(b'a' + i as u8).to_string().repeat(size),
+            ] {
+                assert_eq!(table.intern(&s).index(), expected.len());
+                bytes += s.len();
+                expected.push(s);
+            }
+        }
+        check_all(&table, &expected);
+        let resolver_bytes = table.into_resolver().memory_usage();
+        // Each large string wastes at most the tail of one chunk (256 KiB).
+        assert!(
+            resolver_bytes < bytes + sizes.len() * strtab::MAX_CHUNK_CAPACITY / 2,
+            "{resolver_bytes} bytes held for {bytes} bytes of strings"
+        );
+    }
+}
+
+/// One string of 64 MiB (16 MiB under valgrind), larger than any chunk:
+/// it gets a chunk of its own, sized to it, and everything else keeps
+/// working around it.
+#[test]
+#[cfg_attr(miri, ignore = "64 MiB")]
+fn huge_string() {
+    let len = scaled(64 << 20, 16 << 20, 0);
+    let huge: String = "0123456789abcdef".repeat(len / 16);
+    let mut table = StringTable::new();
+    let a = table.intern("before");
+    let before = table.memory_usage();
+    let id = table.intern(&huge);
+    let grown = table.memory_usage() - before;
+    assert!(
+        grown >= len && grown <= len + 3 * strtab::PAGE_SIZE,
+        "{grown} bytes for {len}"
+    );
+    let b = table.intern("after");
+    assert_eq!(table.resolve(id), Some(huge.as_str()));
+    assert_eq!(table.get(&huge), Some(id));
+    assert_eq!(table.intern(&huge), id);
+    assert_eq!(table.get(&huge[1..]), None);
+    assert_eq!((&table[a], &table[b]), ("before", "after"));
+    assert_eq!(
+        table.iter().map(str::len).sum::<usize>(),
+        len + "beforeafter".len()
+    );
+    let resolver = table.into_resolver();
+    assert_eq!(&resolver[id], huge.as_str());
+}
+
+/// A dedicated chunk for a string smaller than the previous chunk is sized
+/// to the string. bumpalo only offers twice its current chunk, halved
+/// repeatedly, so the arena first adds one small normal chunk (at most
+/// 32 KiB, whose blocks later strings use) to make the request exact;
+/// without it, after a 3 MiB string a 2 MiB string would take 3 MiB.
+#[test]
+#[cfg_attr(miri, ignore = "megabytes")]
+fn dedicated_chunk_after_larger_one_fits_its_string() {
+    let mut table = StringTable::new();
+    for mib in [3, 2] {
+        let s = "d".repeat(mib << 20);
+        let before = table.memory_usage();
+        table.intern(&s);
+        let grown = table.memory_usage() - before;
+        assert!(
+            grown <= s.len() + 3 * strtab::PAGE_SIZE + (32 << 10),
+            "{grown} bytes for a string of {}",
+            s.len()
+        );
+    }
+}
+
+/// Strings of hundreds of MiB. Needs about 2 GiB of memory and a few
+/// seconds in release mode: `cargo test --release --test hostile --
+/// --ignored huge_strings_hundreds_of_mib`. Checked the fix of
+/// `dedicated_chunk_after_larger_one_fits_its_string` (the 200 MiB string
+/// after the 300 MiB one takes a 300 MiB chunk).
+#[test]
+#[ignore = "hundreds of MiB: run by hand in release mode"]
+fn huge_strings_hundreds_of_mib() {
+    let mut table = StringTable::new();
+    let mut expected = vec![String::new()];
+    let mut bytes = 0;
+    for (i, mib) in [100usize, 300, 200].into_iter().enumerate() {
+        let s = char::from(b'A' + i as u8).to_string().repeat(mib << 20);
+        let before = table.memory_usage();
+        assert_eq!(table.intern(&s).index(), expected.len());
+        assert!(table.memory_usage() - before <= s.len() + 3 * strtab::PAGE_SIZE + (32 << 10));
+        bytes += s.len();
+        expected.push(s);
+        table.intern(&format!("small-{i}"));
+        expected.push(format!("small-{i}"));
+        bytes += expected.last().unwrap().len();
+    }
+    check_all(&table, &expected);
+    assert!(table.memory_usage() < bytes + (1 << 20));
+}
+
+/// Millions of tiny strings (2 Mi distinct strings of 1 to 7 bytes): dense
+/// ids, and memory close to what the strings need: the bytes themselves,
+/// 8 bytes of index per id and the hash table, with growth slack.
+#[test]
+#[cfg_attr(miri, ignore = "millions of strings")]
+fn millions_of_tiny_strings() {
+    let n = scaled(2 << 20, 100_000, 0);
+    let mut table = StringTable::new();
+    let mut bytes = 0;
+    let tiny = |i: usize| {
+        // Base-62 digits: "0", "1", ..., "zz", ...
+        const DIGITS: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+        let mut s = String::new();
+        let mut v = i + 1;
+        while v > 0 {
+            s.push(char::from(DIGITS[v % 62]));
+            v /= 62;
+        }
+        s
+    };
+    for i in 0..n {
+        let s = tiny(i);
+        bytes += s.len();
+        assert_eq!(table.intern(&s).index(), i + 1);
+    }
+    for i in (0..n).step_by(997) {
+        let s = tiny(i);
+        assert_eq!(table.get(&s).map(StringId::index), Some(i + 1));
+        assert_eq!(table.resolve(id(i + 1)), Some(s.as_str()));
+    }
+    assert_eq!(table.len(), n + 1);
+    let memory = table.memory_usage();
+    // Index: 8 bytes per id, up to 1.5x slack (12); hash table: 8/7 to
+    // 16/7 buckets per string of at most 9 bytes each (21); arena: the
+    // last chunk's tail.
+    let bound = bytes + n * (12 + 21) + strtab::MAX_CHUNK_CAPACITY + (64 << 10);
+    println!("{n} tiny strings, {bytes} bytes: memory_usage {memory} (bound {bound})");
+    assert!(
+        memory <= bound,
+        "{memory} bytes for {n} strings of {bytes} bytes (bound {bound})"
+    );
+    let arena_and_index = table.into_resolver().memory_usage();
+    assert!(arena_and_index <= bytes + n * 12 + strtab::MAX_CHUNK_CAPACITY + (64 << 10));
+}
+
+/// An all-duplicate stream: after the first round, nothing grows.
+#[test]
+fn all_duplicates() {
+    let rounds = scaled(100_000, 10_000, 50);
+    let words: Vec<String> = (0..10).map(|i| format!("dup-{i}")).collect();
+    let mut table = StringTable::new();
+    let ids: Vec<StringId> = words.iter().map(|w| table.intern(w)).collect();
+    let memory = table.memory_usage();
+    for r in 0..rounds {
+        let w = r % words.len();
+        assert_eq!(table.intern(&words[w]), ids[w]);
+    }
+    assert_eq!(table.len(), 11);
+    assert_eq!(table.memory_usage(), memory);
+}
+
+/// An all-unique stream of mixed lengths, checked in full, then cleared
+/// and refilled: the same ids, and no new memory.
+#[test]
+fn all_unique_then_refill() {
+    let n = scaled(200_000, 20_000, 200);
+    let mut rng = Rng(42);
+    let strings: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                "{i}/{}",
+                "u".repeat(rng.below(if i % 100 == 0 { 5_000 } else { 60 }))
+            )
+        })
+        .collect();
+    let mut table = StringTable::new();
+    let mut expected = vec![String::new()];
+    for s in &strings {
+        assert_eq!(table.intern(s).index(), expected.len());
+        expected.push(s.clone());
+    }
+    check_all(&table, &expected);
+    let memory = table.memory_usage();
+    table.clear();
+    assert_eq!(table.len(), 1);
+    for (i, s) in strings.iter().enumerate() {
+        assert_eq!(table.intern(s).index(), i + 1);
+    }
+    assert_eq!(table.memory_usage(), memory);
+    check_all(&table, &expected);
+}
