@@ -14,7 +14,13 @@
 //!   `len() <= limits().get_max_strings()`, always;
 //! - `clear` keeps the memory, and refilling with the same strings
 //!   allocates nothing and hands out the same ids;
-//! - `into_resolver` keeps every string and id.
+//! - `into_resolver` keeps every string and id;
+//! - `try_intern_batch` gives the ids one-by-one interning would, and on
+//!   error reports how far it got, with those strings kept;
+//! - `try_merge` returns a remap to the ids the model gives the other
+//!   table's strings;
+//! - `try_compact` keeps `""` and exactly the chosen strings, in order,
+//!   with a remap that agrees, and leaves the table untouched.
 //!
 //! Every few operations, and at the end, the whole table is compared with
 //! the model (`iter`, forwards and backwards, `resolve` and `get` of every
@@ -27,7 +33,7 @@ use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hasher};
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use strtab::{ErrorKind, Limits, Resolver, StringId, StringTable};
+use strtab::{ErrorKind, IdSet, Limits, Resolver, StringId, StringTable};
 
 /// Longest string a `Repeat` makes: past `MAX_CHUNK_CAPACITY` and the
 /// largest normal block, so dedicated chunks are exercised.
@@ -74,6 +80,12 @@ enum Op {
     ClearAndRefill,
     IntoResolver,
     Check,
+    /// `try_intern_batch` of several strings (duplicates included).
+    Batch(Vec<Text>),
+    /// `try_merge` of a fresh table holding these strings.
+    Merge(Vec<Text>),
+    /// `try_compact` keeping the ids whose bit is set (cycled over ids).
+    Compact(Vec<u8>),
 }
 
 #[derive(Arbitrary, Debug)]
@@ -376,6 +388,108 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
                 model = Model::new();
             }
             Op::Check => check_full(&table, &model),
+            Op::Batch(texts) => {
+                let strings: Vec<String> = texts.iter().map(|t| t.make(&model)).collect();
+                let mut ids = vec![StringId::EMPTY; strings.len()];
+                let result = table.try_intern_batch(&strings, &mut ids);
+                let done = match &result {
+                    Ok(()) => strings.len(),
+                    Err(e) => e.interned(),
+                };
+                for (s, id) in strings.iter().zip(&ids).take(done) {
+                    let want = match model.ids.get(s) {
+                        Some(&old) => old,
+                        None => model.push(s),
+                    };
+                    assert_eq!(id.to_u32(), want, "batch id differs from one-by-one");
+                }
+                if let Err(e) = result {
+                    // The failing string is new, and was not added.
+                    let s = &strings[done];
+                    assert!(!model.ids.contains_key(s), "a batch hit failed: {e}");
+                    assert_eq!(table.get(s), None);
+                    assert!(matches!(
+                        e.error().kind(),
+                        ErrorKind::IdsExhausted | ErrorKind::MemoryLimit
+                    ));
+                }
+            }
+            Op::Merge(texts) => {
+                let mut other = StringTable::new();
+                let mut other_strings = vec![String::new()];
+                for t in texts {
+                    let s = t.make(&model);
+                    if other.get(&s).is_none() {
+                        other_strings.push(s.clone());
+                    }
+                    other.intern(&s);
+                }
+                match table.try_merge(&other) {
+                    Ok(remap) => {
+                        assert_eq!(remap.len(), other.len());
+                        for (i, s) in other_strings.iter().enumerate() {
+                            let want = match model.ids.get(s) {
+                                Some(&old) => old,
+                                None => model.push(s),
+                            };
+                            let old = StringId::from_u32(u32::try_from(i).unwrap());
+                            assert_eq!(remap[old].to_u32(), want, "merge remapped wrongly");
+                        }
+                    }
+                    Err(e) => {
+                        // Strings merged before the error stay: resync the
+                        // model with the table, which must extend it.
+                        assert!(matches!(
+                            e.kind(),
+                            ErrorKind::IdsExhausted | ErrorKind::MemoryLimit
+                        ));
+                        for i in model.strings.len()..table.len() {
+                            let s = table[StringId::from_u32(u32::try_from(i).unwrap())].to_owned();
+                            assert!(other.get(&s).is_some(), "merge added a foreign string");
+                            assert!(!model.ids.contains_key(&s), "merge duplicated a string");
+                            model.push(&s);
+                        }
+                    }
+                }
+            }
+            Op::Compact(bits) => {
+                let keep: IdSet = (0..model.strings.len())
+                    .filter(|&i| !bits.is_empty() && bits[i % bits.len()] & (1 << (i % 8)) != 0)
+                    .map(|i| StringId::from_u32(u32::try_from(i).unwrap()))
+                    .collect();
+                let before = table.memory_usage();
+                if let Ok((compact, remap)) = table.try_compact(&keep) {
+                    let kept: Vec<&str> = std::iter::once("")
+                        .chain(
+                            model
+                                .strings
+                                .iter()
+                                .enumerate()
+                                .filter(|&(i, _)| {
+                                    i > 0
+                                        && keep
+                                            .contains(StringId::from_u32(u32::try_from(i).unwrap()))
+                                })
+                                .map(|(_, s)| s.as_str()),
+                        )
+                        .collect();
+                    assert!(
+                        compact.iter().eq(kept.iter().copied()),
+                        "compact kept the wrong strings"
+                    );
+                    for (old, new) in remap.iter() {
+                        match new {
+                            Some(new) => {
+                                assert_eq!(&compact[new], model.strings[old.index()].as_str());
+                                assert_eq!(compact.get(&compact[new]), Some(new));
+                            }
+                            None => assert!(old != StringId::EMPTY && !keep.contains(old)),
+                        }
+                    }
+                    assert!(compact.memory_usage() <= compact.limits().get_max_bytes());
+                }
+                assert_eq!(table.memory_usage(), before, "compact changed the table");
+            }
         }
         check_invariants(&table, &model);
         if step % FULL_CHECK_EVERY == FULL_CHECK_EVERY - 1 {
