@@ -13,16 +13,19 @@
 //! table can keep it beside each id and a lookup reads the string without
 //! first reading the id index: one dependent cache miss fewer per hit.
 //!
-//! A record too large for a normal block gets a *dedicated* block sized to
-//! it (the current block stays open for the strings that follow).
+//! A record over [`DEDICATED_MIN`] bytes that does not fit the current block
+//! gets a *dedicated* block: an empty one left by `clear` if one is large
+//! enough, or a new chunk sized to it. The current block stays open for
+//! the strings that follow.
 //!
 //! # Safety
 //!
 //! Block memory is handed out by bumpalo uninitialised, as
 //! `&mut [MaybeUninit<u8>]` ([`alloc_uninit`]). [`Arena::bytes`] reads back
 //! bytes that [`Arena::push`] initialised, and [`Arena::str`] skips UTF-8
-//! validation of bytes that `push` copied from a `&str`. These are the only
-//! `unsafe` blocks in the module.
+//! validation of bytes that `push` copied from a `&str`; [`read_long_len`]
+//! decodes a long length prefix through the same pointer. These are the
+//! only `unsafe` code in the module.
 
 use core::alloc::Layout;
 use core::mem::MaybeUninit;
@@ -82,7 +85,10 @@ const MAX_VARINT: usize = 10;
 /// bumpalo's smallest chunk (`DEFAULT_CHUNK_SIZE_WITHOUT_FOOTER`).
 const BUMPALO_MIN_CHUNK: usize = 512 - CHUNK_OVERHEAD;
 
-/// Largest number of bytes the arena can hold: every block full.
+/// Bytes of strings the arena can address in normal blocks: 2^14 blocks of
+/// 256 KiB, about 4 GiB. Each string over 64 KiB that gets a chunk of its
+/// own uses one of those block numbers, whatever its size; running out of
+/// block numbers is [`ErrorKind::CapacityOverflow`].
 pub const MAX_ARENA_BYTES: usize = (MAX_BLOCKS - 1) * MAX_BLOCK;
 
 const _: () = {
@@ -350,9 +356,9 @@ impl Arena {
     }
 
     /// Copies `s` into the arena as a record and returns its location. May
-    /// add a chunk of at most `budget` heap bytes (block list growth
-    /// included). On error nothing changes except, possibly, the block
-    /// list's capacity.
+    /// add chunks of at most `budget` heap bytes in all (block list growth
+    /// included). On error no string is added; capacity (the block list, a
+    /// chunk added before a later allocation failed) may remain.
     pub(crate) fn push(&mut self, s: &str, budget: usize) -> Result<Loc, Error> {
         let size = len_size(s.len()) + s.len();
         let cur = self.cur;
@@ -399,7 +405,8 @@ impl Arena {
         // arena holds CHUNK_GROWTH_RATIO chunks' worth.
         let mut next = self.next_chunk;
         if self.normal_bytes > 0
-            && (next < MAX_CHUNK_CAPACITY || self.normal_bytes >= CHUNK_GROWTH_RATIO * next)
+            && (next < MAX_CHUNK_CAPACITY
+                || self.normal_bytes >= CHUNK_GROWTH_RATIO.saturating_mul(next))
         {
             next = bumpalo_chunk_capacity(next.saturating_mul(2)).unwrap_or(next);
         }
@@ -477,30 +484,32 @@ impl Arena {
         // Blocks this chunk is cut into: the dedicated block, then the rest
         // of the requested part, then the steered excess (a separate
         // allocation, cut separately).
-        let new_blocks = usize::from(dedicated.is_some())
-            + (capacity - dedicated.unwrap_or(0)).div_ceil(MAX_BLOCK)
-            + (actual - capacity).div_ceil(MAX_BLOCK);
+        let new_blocks = match dedicated {
+            Some(_) => 1,
+            None => capacity.div_ceil(MAX_BLOCK),
+        } + (actual - capacity).div_ceil(MAX_BLOCK);
         if self.block_count() + new_blocks > MAX_BLOCKS {
             return Err(Error::new(ErrorKind::CapacityOverflow, capacity));
         }
-        let block_list_growth = {
+        // Grow the block list (to at least twice its size) before anything
+        // else, charged, so the pushes below cannot reallocate.
+        let (reserve, block_list_growth) = {
             let blocks = self.core.borrow_blocks();
             let needed = blocks.len() + new_blocks;
             if needed > blocks.capacity() {
-                needed
-                    .max(blocks.capacity() * 2)
-                    .saturating_sub(blocks.capacity())
+                let target = needed.max(blocks.capacity().saturating_mul(2));
+                (target - blocks.len(), target - blocks.capacity())
             } else {
-                0
+                (0, 0)
             }
         };
         let cost = actual + CHUNK_FOOTER_SIZE + block_list_growth * size_of::<Block<'static>>();
         if cost > budget {
             return Err(Error::new(ErrorKind::MemoryLimit, cost));
         }
-        if block_list_growth > 0 {
+        if reserve > 0 {
             self.core
-                .with_blocks_mut(|blocks| blocks.try_reserve_exact(block_list_growth))
+                .with_blocks_mut(|blocks| blocks.try_reserve_exact(reserve))
                 .map_err(|_| {
                     Error::new(
                         ErrorKind::AllocFailed,
@@ -519,11 +528,13 @@ impl Arena {
             let second = alloc_uninit(bump, actual - capacity)?;
             let mut first = first;
             if let Some(len) = dedicated {
-                let (head, tail) = first.split_at_mut(len);
+                let (head, _rounding) = first.split_at_mut(len);
                 let mut block = Block::new(head);
                 block.limit = 0;
                 fields.blocks.push(block);
-                first = tail;
+                // The page-rounding tail (under 4 KiB) is left unused, so
+                // that a large string costs one block number, not two.
+                first = &mut [];
             }
             let reserved = fields.blocks.capacity();
             for mut chunk in [first, second] {
@@ -537,14 +548,17 @@ impl Arena {
             debug_assert_eq!(fields.blocks.capacity(), reserved);
             Ok(())
         });
-        result.map_err(|()| Error::new(ErrorKind::AllocFailed, actual + CHUNK_FOOTER_SIZE))?;
+        // Count whatever bumpalo allocated, even if the second part failed.
         let added = self.core.borrow_bump().allocated_bytes() - before;
+        if added > 0 {
+            self.chunk_bytes += added + CHUNK_FOOTER_SIZE;
+            self.last_chunk = added;
+        }
+        result.map_err(|()| Error::new(ErrorKind::AllocFailed, actual + CHUNK_FOOTER_SIZE))?;
         debug_assert_eq!(
             added, actual,
             "bumpalo did not allocate the predicted chunk size"
         );
-        self.chunk_bytes += added + CHUNK_FOOTER_SIZE;
-        self.last_chunk = added;
         Ok(added)
     }
 

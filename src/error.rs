@@ -15,15 +15,18 @@ pub enum ErrorKind {
     MemoryLimit,
     /// The global allocator refused an allocation.
     AllocFailed,
-    /// The string does not fit the arena's address space: the arena can
-    /// hold about 4 GiB of strings (see [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES)).
+    /// The string does not fit the arena's address space: its 2^14 blocks
+    /// hold about 4 GiB of small strings, and each string over 64 KiB takes
+    /// a block of its own (see [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES)).
     CapacityOverflow,
 }
 
 /// The error returned when a string cannot be added to a table.
 ///
-/// After an error the table is exactly as it was: every id it gave out
-/// still resolves to its string, and the failed string was not added.
+/// After an error the table holds exactly the strings and ids it held
+/// before: every id it gave out still resolves to its string, and the
+/// failed string was not added. (Capacity reserved before the failure, such
+/// as a grown id index, may remain, always within the table's limits.)
 ///
 /// # Examples
 ///

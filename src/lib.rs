@@ -38,7 +38,8 @@
 //! - **One arena.** String bytes live in arena chunks as records (a LEB128
 //!   length, then the bytes), each unique string once; no string gets its
 //!   own heap allocation, and dropping the table returns whole chunks to
-//!   the allocator (chunks of 128 KiB and more are `mmap`ed by glibc and go
+//!   the allocator (glibc `mmap`s chunks of 128 KiB and more, at least until
+//!   its adaptive threshold rises after the first large free, and those go
 //!   straight back to the OS).
 //! - **Page-tuned chunks.** The first chunk holds [`FIRST_CHUNK_CAPACITY`]
 //!   bytes: 16 KiB (four pages) minus bumpalo's 48-byte chunk footer and
@@ -48,9 +49,10 @@
 //!   with overhead); beyond it a chunk size is kept until the arena holds
 //!   [`CHUNK_GROWTH_RATIO`] chunks of it, so the number of chunks grows
 //!   with the logarithm of the bytes stored while the unused tail of the
-//!   last chunk stays a small fraction of the arena. A string larger than
-//!   64 KiB that does not fit the current chunk gets a chunk of its own,
-//!   sized to it, and the current chunk stays open.
+//!   last chunk stays a small fraction of the arena. A string of more than
+//!   about 64 KiB that does not fit the current chunk gets a chunk of its
+//!   own, sized to it (or an empty block left by `clear`), and the current
+//!   chunk stays open.
 //! - **Nothing is freed per string.** Strings live until the table is
 //!   dropped or cleared.
 //! - **Four bytes per id.** The id index stores, for each id, a packed

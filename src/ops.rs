@@ -117,10 +117,10 @@ impl<S: BuildHasher> StringTable<S> {
     /// string in turn (duplicates inside the batch included).
     ///
     /// On a table larger than the CPU's caches, one-by-one interning waits
-    /// on a chain of cache misses per string (hash table, index, bytes). A
+    /// on a chain of cache misses per string (hash table, then bytes). A
     /// batch hashes a group of strings first, then prefetches every
-    /// string's hash-table slot, then its index entry, then its bytes, so
-    /// the misses of the whole group overlap. Small tables take the plain
+    /// string's hash-table slot, then the bytes the slot points to, so the
+    /// misses of the whole group overlap. Small tables take the plain
     /// loop.
     ///
     /// # Panics
@@ -259,7 +259,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// ```
     pub fn try_merge<T: MergeSource + ?Sized>(&mut self, other: &T) -> Result<Remap, Error> {
         let src = sealed::Sealed::store(other);
-        let mut remap = Remap::with_capacity(src.len());
+        let mut remap = Remap::try_with_capacity(src.len())?;
         remap.push(Some(StringId::EMPTY));
         let mut ids = [StringId::EMPTY; GROUP];
         let mut start = 1;
@@ -309,7 +309,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// level of the dependency chain at a time so each level's misses
     /// overlap: hash-table slots, then the first candidate's string
     /// (whose location the slot holds). Addresses are computed from hashbrown's layout (ids
-    /// stored below the control bytes, probing from `hash & mask`); a wrong
+    /// slots stored below the control bytes, probing from `hash & mask`); a wrong
     /// guess costs only a useless prefetch.
     #[inline(never)]
     fn prefetch_group(&self, group: &[(u32, &str)]) {
@@ -421,7 +421,7 @@ impl<S: BuildHasher + Clone> StringTable<S> {
             .capacity(count, bytes)
             .limits(self.limits)
             .try_build()?;
-        let mut remap = Remap::with_capacity(src.len());
+        let mut remap = Remap::try_with_capacity(src.len())?;
         remap.push(Some(StringId::EMPTY));
         for i in 1..src.len() {
             let new = if keep.contains(StringId::from_u32(i as u32)) {

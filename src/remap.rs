@@ -37,10 +37,15 @@ pub struct Remap {
 }
 
 impl Remap {
-    pub(crate) fn with_capacity(n: usize) -> Remap {
-        Remap {
-            map: Vec::with_capacity(n),
-        }
+    pub(crate) fn try_with_capacity(n: usize) -> Result<Remap, crate::Error> {
+        let mut map = Vec::new();
+        map.try_reserve_exact(n).map_err(|_| {
+            crate::Error::new(
+                crate::ErrorKind::AllocFailed,
+                n.saturating_mul(size_of::<StringId>()),
+            )
+        })?;
+        Ok(Remap { map })
     }
 
     pub(crate) fn push(&mut self, new: Option<StringId>) {

@@ -27,7 +27,7 @@ pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / siz
 /// 4 KiB page.
 pub const INITIAL_TABLE_CAPACITY: usize = 224;
 
-/// The 32-bit hash a table caches for `s`: the high half of the 64-bit hash.
+/// The 32-bit hash of `s`: the high half of the 64-bit hash.
 #[inline]
 pub(crate) fn hash_str<S: BuildHasher>(build: &S, s: &str) -> u32 {
     // Truncation intended: the high half keeps the bits hashbrown's
@@ -35,9 +35,11 @@ pub(crate) fn hash_str<S: BuildHasher>(build: &S, s: &str) -> u32 {
     (build.hash_one(s) >> 32) as u32
 }
 
-/// The 64-bit hash handed to hashbrown for a cached 32-bit hash: both
-/// halves, so its top 7 bits (control byte) and low bits (bucket) are the
-/// same whether computed from the string or from the cache.
+/// The 64-bit hash handed to hashbrown for a 32-bit hash: both halves, so
+/// its top 7 bits (the control byte) and its low bits (the bucket) come
+/// from independent bits of the hash for tables below 2^25 buckets (about
+/// 29 million strings); larger tables share bits between the two and
+/// filter candidates less well.
 #[inline]
 pub(crate) fn table_hash(hash: u32) -> u64 {
     (u64::from(hash) << 32) | u64::from(hash)
@@ -97,8 +99,8 @@ fn next_index_capacity(cap: usize) -> usize {
 }
 
 /// An upper bound on the bytes a full hashbrown table allocates when it
-/// grows: twice its buckets, each 4 bytes plus a control byte, plus a group
-/// of trailing control bytes and alignment.
+/// grows: twice its buckets, each an 8-byte slot plus a control byte, plus
+/// a group of trailing control bytes and alignment.
 fn table_growth_bound(current_allocation: usize) -> usize {
     current_allocation.saturating_mul(2).saturating_add(128)
 }
@@ -131,11 +133,14 @@ pub struct StringTable<S = DefaultHashBuilder> {
     pub(crate) limits: Limits,
 }
 
-// Profilers hand a finished table to an exporter thread.
+// Profilers hand a finished table to an exporter thread, and several
+// exporter threads may share one frozen table.
 const _: () = {
     const fn assert_send<T: Send>() {}
+    const fn assert_sync<T: Sync>() {}
     assert_send::<StringTable>();
     assert_send::<Resolver>();
+    assert_sync::<Resolver>();
 };
 
 /// Configures a [`StringTable`]: capacity hints, [`Limits`] and the hasher.
@@ -565,7 +570,11 @@ impl<S: BuildHasher> StringTable<S> {
         // final pushes cannot fail; then copy the bytes into the arena.
         let locs = &mut self.store.locs;
         if locs.len() == locs.capacity() {
-            let new_cap = next_index_capacity(locs.capacity());
+            let mut new_cap = next_index_capacity(locs.capacity());
+            if (new_cap - locs.capacity()) * size_of::<Loc>() > budget {
+                // Near a byte limit, grow by what this string needs.
+                new_cap = locs.capacity() + 1;
+            }
             let cost = (new_cap - locs.capacity()) * size_of::<Loc>();
             if cost > budget {
                 return Err(limit_error(cost));

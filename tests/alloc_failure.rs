@@ -338,8 +338,8 @@ fn arena_growth() {
     t.check_all();
 }
 
-/// Id-index growth: a table pre-sized for 400 strings (an index of 400
-/// entries plus sentinels, a hash table of 448, a 1 MiB arena), filled to
+/// Id-index growth: a table pre-sized for 400 strings (an index of 401
+/// locations with `""`'s, a hash table of 448, a 1 MiB arena), filled to
 /// 400, so the next string needs only a bigger index.
 fn index_growth() {
     let mut t = Checked::new(StringTable::with_capacity(400, 1 << 20));
@@ -351,10 +351,10 @@ fn index_growth() {
     let refused = t.fail_each_allocation("index-400");
     assert_eq!(refused.len(), 1, "only the index grows: {refused:?}");
     let (size, align) = refused[0];
-    // `Vec<Entry>` of 8-byte, 4-aligned entries, grown past 400.
+    // `Vec<Loc>` of 4-byte locations, grown past 401.
     assert_eq!(align, 4, "not the index: {refused:?}");
     assert!(
-        size > 400 * 8 && size % 8 == 0,
+        size > 401 * 4 && size % 4 == 0,
         "not the index: {refused:?}"
     );
     let grown = t.table.memory_usage() - presized;
@@ -365,8 +365,9 @@ fn index_growth() {
     t.check_all();
 }
 
-/// Hash-table growth: the default table's hash table holds 448 strings
-/// and its index 509, so the 449th string needs only a bigger hash table.
+/// Hash-table growth: the default table's hash table holds
+/// `INITIAL_TABLE_CAPACITY` (224) strings and its index 1,020 ids, so the
+/// 225th string needs only a bigger hash table.
 fn hash_table_growth() {
     let mut t = Checked::new(StringTable::new());
     for i in 0..strtab::INITIAL_TABLE_CAPACITY {
@@ -424,7 +425,7 @@ fn fail_every_allocation_point(table: StringTable, dedicated: bool) {
 }
 
 /// [`fail_every_allocation_point`] from an empty table
-/// (`with_capacity(0, 0)`: no chunk, no hash table, a two-entry index) and
+/// (`with_capacity(0, 0)`: no chunk, no hash table, a one-entry index) and
 /// from a default one, without dedicated chunks.
 fn every_allocation_point() {
     fail_every_allocation_point(StringTable::with_capacity(0, 0), false);

@@ -65,23 +65,24 @@ fn check_all<S: BuildHasher>(table: &StringTable<S>, strings: &[String]) {
 //
 // What makes a flooded hash table slow is the *hashes* it is given: strings
 // whose hashes share a bucket (same low bits) or a control byte (same top 7
-// bits) lengthen probe sequences, and strings whose cached 32-bit hashes are
-// equal force byte comparisons on every lookup. hashbrown exposes no probe
+// bits) lengthen probe sequences, and every control-byte match makes the
+// table read a stored string and compare bytes. hashbrown exposes no probe
 // counters and strtab has no test hook, and wall time is noise on a shared
 // 2-core machine, so these tests measure work deterministically, in two
 // steps:
 //
 // 1. `each_intern_hashes_once` pins down *which* hashes the table uses: a
 //    recording hasher shows the table hashes each looked-up string exactly
-//    once (never again when its index or hash table grows, since it caches
-//    hashes) and that the value is `hasher.hash_one(s)`. So the table's
-//    hashes can be recomputed from `table.hasher()`.
+//    once (growth re-hashes stored strings fewer than twice each over the
+//    table's life) and that the value is `hasher.hash_one(s)`. So the
+//    table's hashes can be recomputed from `table.hasher()`.
 // 2. Those exact hashes are fed to a model of hashbrown's SwissTable probing
 //    (`ProbeModel`: same bucket counts and growth, h1 = low bits, h2 = top 7
 //    bits, 16-wide groups, triangular probing), which counts per intern the
-//    groups probed, the control-byte matches (candidates the table checks)
-//    and the candidates whose cached 32-bit hash is equal (string byte
-//    comparisons). These counts are the work of the table's lookup loop.
+//    groups probed and the control-byte matches (candidates: each one a read
+//    of a stored string and a byte comparison), plus, as a finer measure,
+//    the candidates whose whole 32-bit hash is equal. These counts are the
+//    work of the table's lookup loop.
 //
 // With a fixed, unseeded hasher, the crafted set makes every count grow
 // linearly per intern (quadratic in total); with the default, randomly
@@ -145,15 +146,15 @@ fn random_strings(n: usize, len: usize) -> Vec<String> {
         .collect()
 }
 
-/// The 32-bit hash a table caches for `s`: the high half of
+/// The 32-bit hash a table uses for `s`: the high half of
 /// `hasher.hash_one(s)` (checked by `each_intern_hashes_once`).
 fn cached_hash<S: BuildHasher>(hasher: &S, s: &str) -> u32 {
     (hasher.hash_one(s) >> 32) as u32
 }
 
 /// A model of hashbrown's SwissTable as strtab drives it: the table hash
-/// of a cached 32-bit hash `h` is `h << 32 | h`, so the bucket (h1) is the
-/// low bits of `h` and the control byte (h2) its top 7 bits. Starts at 512
+/// of a 32-bit hash `h` is `h << 32 | h`, so the bucket (h1) is the low
+/// bits of `h` and the control byte (h2) its top 7 bits. Starts at 256
 /// buckets (`StringTable::new`) and doubles when full (7/8 load).
 struct ProbeModel {
     /// Control bytes: `EMPTY` or h2.
@@ -174,9 +175,9 @@ struct Work {
     interns: usize,
     /// 16-byte control groups loaded.
     groups: usize,
-    /// Control-byte matches: entries whose cached hash the table compares.
+    /// Control-byte matches: stored strings the table reads and compares.
     candidates: usize,
-    /// Candidates with an equal cached 32-bit hash: string byte comparisons.
+    /// Candidates whose whole 32-bit hash is equal (full hash collisions).
     byte_compares: usize,
 }
 
@@ -203,8 +204,8 @@ impl Work {
 impl ProbeModel {
     fn new() -> ProbeModel {
         ProbeModel {
-            ctrl: vec![EMPTY; 512],
-            hashes: vec![0; 512],
+            ctrl: vec![EMPTY; 256],
+            hashes: vec![0; 256],
             items: 0,
             work: Work::default(),
         }
@@ -281,7 +282,8 @@ impl ProbeModel {
         for h in old {
             self.intern(h);
         }
-        // Growth re-inserts from cached hashes: no lookups, no comparisons.
+        // Growth re-inserts every stored string (re-hashed from the arena):
+        // no lookups, no comparisons.
         self.work = work;
     }
 }
@@ -450,9 +452,9 @@ fn crafted_strings_flood_a_fixed_hasher() {
 
 /// The default, randomly seeded hasher: the same crafted strings cost as
 /// much per intern at 128 Ki strings as at 1 Ki, and as much as random
-/// strings of the same length: about one group probed, almost no false
-/// candidates, and byte comparisons only for the rare full 32-bit hash
-/// collisions (about n^2 / 2^33 in all).
+/// strings of the same length: about one group probed and almost no false
+/// candidates (each one a byte comparison), with full 32-bit hash
+/// collisions as rare as chance makes them (about n^2 / 2^33 in all).
 #[test]
 fn default_hasher_resists_crafted_strings() {
     let k = if cfg!(miri) {
@@ -841,8 +843,9 @@ fn huge_strings_hundreds_of_mib() {
 }
 
 /// Millions of tiny strings (2 Mi distinct strings of 1 to 7 bytes): dense
-/// ids, and memory close to what the strings need: the bytes themselves,
-/// 8 bytes of index per id and the hash table, with growth slack.
+/// ids, and memory close to what the strings need: the bytes themselves
+/// with a length prefix, 4 bytes of index per id and the hash table, with
+/// growth slack.
 #[test]
 #[cfg_attr(miri, ignore = "millions of strings")]
 fn millions_of_tiny_strings() {
@@ -872,10 +875,10 @@ fn millions_of_tiny_strings() {
     }
     assert_eq!(table.len(), n + 1);
     let memory = table.memory_usage();
-    // Index: 8 bytes per id, up to 1.5x slack (12); hash table: 8/7 to
-    // 16/7 buckets per string of at most 9 bytes each (21); arena: the
-    // last chunk's tail.
-    let bound = bytes + n * (12 + 21) + strtab::MAX_CHUNK_CAPACITY + (64 << 10);
+    // Length prefixes (1); index: 4 bytes per id, up to 1.25x slack (5);
+    // hash table: 8/7 to 16/7 buckets per string of 9 bytes each (21);
+    // arena: the last chunk's tail (under a ninth of the arena).
+    let bound = bytes + n * (1 + 5 + 21) + bytes / 8 + (1 << 20);
     println!("{n} tiny strings, {bytes} bytes: memory_usage {memory} (bound {bound})");
     assert!(
         memory <= bound,
