@@ -8,9 +8,9 @@
 //!   Working sets: `small` (5k strings, about 300 KB: cache-resident) and
 //!   `large` (1M strings, about 57 MB of strings: beyond the 32 MiB L3).
 //! - `merge/8_threads/<method>`: combining 8 per-thread tables built from
-//!   slices of the profiler stream into an empty table: `merge` (shared
-//!   hasher: cached hashes reused) vs re-interning each table's strings
-//!   one by one and recording the remap.
+//!   slices of the profiler stream into an empty table: `merge` (sequential
+//!   reads, batched lookups) vs re-interning each table's strings one by
+//!   one and recording the remap.
 //! - `compact/100k_keep_10pct/<method>`: keeping every tenth id of a 100k
 //!   table: `compact` vs building a new table from the kept strings.
 //!

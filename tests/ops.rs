@@ -102,7 +102,7 @@ fn check_merge<S: std::hash::BuildHasher>(mut global: StringTable<S>, sources: &
 }
 
 #[test]
-fn merge_with_shared_hasher_reuses_hashes_correctly() {
+fn merge_with_shared_hasher() {
     let global = StringTable::new();
     let sources: Vec<_> = (0..4)
         .map(|t| {

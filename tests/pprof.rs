@@ -54,6 +54,7 @@ fn label<'a>(p: &'a Profile, s: &Sample, key: &str) -> Option<&'a str> {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
 fn simulated_profile_round_trips_through_prost() {
     let sim = workload::simulate(&Config::SMALL);
     let bytes = common::encode(&sim.profile, sim.table.iter());
@@ -114,6 +115,7 @@ fn simulated_profile_round_trips_through_prost() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
 fn simulation_is_deterministic() {
     let config = Config {
         samples: 300,
@@ -128,6 +130,7 @@ fn simulation_is_deterministic() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
 fn rewritten_wordpress_is_the_same_profile() {
     let original = read::read_profile(WORDPRESS).unwrap();
     check_string_table(&original);
@@ -167,6 +170,7 @@ fn rewritten_wordpress_is_the_same_profile() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
 fn rewrite_merges_duplicates_and_drops_unreferenced_strings() {
     let mut p = read::read_profile(WORDPRESS).unwrap();
     let n = p.string_table.len();
@@ -199,6 +203,7 @@ fn rewrite_merges_duplicates_and_drops_unreferenced_strings() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
 fn simulated_profile_survives_rewrite() {
     let sim = workload::simulate(&Config {
         samples: 500,
@@ -238,6 +243,7 @@ fn rewrite_error(bytes: &[u8]) -> String {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
 fn bad_input_gives_clear_errors() {
     assert_eq!(rewrite_error(b""), "the profile is empty");
     assert_eq!(rewrite_error(&gzip(b"")), "the profile is empty");
@@ -298,6 +304,7 @@ fn bad_input_gives_clear_errors() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
 fn decompression_is_capped() {
     let bomb = gzip(&vec![0u8; 1 << 20]);
     let e = read::read_profile_with_limit(&bomb, 64 << 10).unwrap_err();
@@ -310,6 +317,7 @@ fn decompression_is_capped() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
 fn output_is_never_partial() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pprof-atomic");
     std::fs::create_dir_all(&dir).unwrap();
