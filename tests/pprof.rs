@@ -54,7 +54,10 @@ fn label<'a>(p: &'a Profile, s: &Sample, key: &str) -> Option<&'a str> {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
+#[cfg_attr(
+    miri,
+    ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code"
+)]
 fn simulated_profile_round_trips_through_prost() {
     let sim = workload::simulate(&Config::SMALL);
     let bytes = common::encode(&sim.profile, sim.table.iter());
@@ -115,7 +118,10 @@ fn simulated_profile_round_trips_through_prost() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
+#[cfg_attr(
+    miri,
+    ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code"
+)]
 fn simulation_is_deterministic() {
     let config = Config {
         samples: 300,
@@ -130,7 +136,10 @@ fn simulation_is_deterministic() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
+#[cfg_attr(
+    miri,
+    ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code"
+)]
 fn rewritten_wordpress_is_the_same_profile() {
     let original = read::read_profile(WORDPRESS).unwrap();
     check_string_table(&original);
@@ -170,7 +179,10 @@ fn rewritten_wordpress_is_the_same_profile() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
+#[cfg_attr(
+    miri,
+    ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code"
+)]
 fn rewrite_merges_duplicates_and_drops_unreferenced_strings() {
     let mut p = read::read_profile(WORDPRESS).unwrap();
     let n = p.string_table.len();
@@ -203,7 +215,10 @@ fn rewrite_merges_duplicates_and_drops_unreferenced_strings() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
+#[cfg_attr(
+    miri,
+    ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code"
+)]
 fn simulated_profile_survives_rewrite() {
     let sim = workload::simulate(&Config {
         samples: 500,
@@ -243,7 +258,10 @@ fn rewrite_error(bytes: &[u8]) -> String {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
+#[cfg_attr(
+    miri,
+    ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code"
+)]
 fn bad_input_gives_clear_errors() {
     assert_eq!(rewrite_error(b""), "the profile is empty");
     assert_eq!(rewrite_error(&gzip(b"")), "the profile is empty");
@@ -304,7 +322,10 @@ fn bad_input_gives_clear_errors() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
+#[cfg_attr(
+    miri,
+    ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code"
+)]
 fn decompression_is_capped() {
     let bomb = gzip(&vec![0u8; 1 << 20]);
     let e = read::read_profile_with_limit(&bomb, 64 << 10).unwrap_err();
@@ -317,7 +338,10 @@ fn decompression_is_capped() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code")]
+#[cfg_attr(
+    miri,
+    ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code"
+)]
 fn output_is_never_partial() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pprof-atomic");
     std::fs::create_dir_all(&dir).unwrap();
@@ -348,4 +372,32 @@ fn output_is_never_partial() {
         1,
         "no temporary file left"
     );
+}
+
+/// The real fixture's 1,059 strings (all distinct, `""` first), interned
+/// twice: the first pass numbers them 0..1059 in order, the second returns
+/// the same ids, and the table iterates in exactly the profile's order.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code"
+)]
+fn wordpress_strings_intern_twice() {
+    let strings = read::read_profile(WORDPRESS).unwrap().string_table;
+    assert_eq!(strings.len(), 1059);
+    let mut table = strtab::StringTable::new();
+    for round in 0..2 {
+        for (i, s) in strings.iter().enumerate() {
+            assert_eq!(table.intern(s).index(), i, "round {round}: {s:?}");
+        }
+        assert_eq!(table.len(), strings.len());
+    }
+    assert!(table.iter().eq(strings.iter().map(String::as_str)));
+    let resolver = table.into_resolver();
+    for (i, s) in strings.iter().enumerate() {
+        assert_eq!(
+            resolver.resolve(strtab::StringId::from_u32(i as u32)),
+            Some(s.as_str())
+        );
+    }
 }
