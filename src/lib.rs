@@ -116,7 +116,12 @@
 //!   memory out as `MaybeUninit` bytes (no zeroing pass, no pages touched
 //!   before use), reading back initialised bytes, and skipping UTF-8
 //!   re-validation of bytes copied from a `&str`. They let the index and
-//!   the hash table store 4-byte locations instead of 16-byte `&str`s;
+//!   the hash table store 4-byte locations instead of 16-byte `&str`s
+//!   without paying for them on every read: re-validating UTF-8 on each
+//!   resolve measured 3.4x the instructions of the unchecked read
+//!   (callgrind, 1M resolves with copy: 206M against 60M), and the
+//!   unchecked record read saved 5% of the instructions of interning the
+//!   benchmark stream (232M to 221M);
 //! - a prefetch hint for [`StringTable::intern_batch`] (a no-op under
 //!   Miri and off x86-64);
 //! - `unsafe impl Sync for Resolver`: the only `!Sync` part of a resolver
