@@ -159,7 +159,7 @@ fn cached_hash<S: BuildHasher>(hasher: &S, s: &str) -> u32 {
 struct ProbeModel {
     /// Control bytes: `EMPTY` or h2.
     ctrl: Vec<u8>,
-    /// The cached hash in each full bucket.
+    /// The 32-bit hash of the string in each full bucket.
     hashes: Vec<u32>,
     items: usize,
     work: Work,
