@@ -355,8 +355,9 @@ impl<S: BuildHasher + Clone> StringTable<S> {
     ///
     /// This is what a long-lived profiler table needs at each export: the
     /// profile must list only the strings it references. The new table has
-    /// the same hasher and limits and is sized exactly, and kept strings are
-    /// known to be distinct, so they are appended without a lookup.
+    /// the same hasher and limits and is pre-sized for the kept strings, and
+    /// kept strings are known to be distinct, so they are appended without
+    /// a lookup.
     ///
     /// # Panics
     ///
@@ -405,8 +406,8 @@ impl<S: BuildHasher + Clone> StringTable<S> {
     /// ```
     pub fn try_compact(&self, keep: &IdSet) -> Result<(StringTable<S>, Remap), Error> {
         let src = &self.store;
-        // Size the new table exactly; strings that will get chunks of
-        // their own do not count towards the first chunk.
+        // Pre-size the new table; strings that will get chunks of their
+        // own do not count towards the first chunk.
         let (mut count, mut bytes) = (0, 0);
         for i in 1..src.len() {
             if keep.contains(StringId::from_u32(i as u32)) {
