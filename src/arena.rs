@@ -5,13 +5,22 @@
 //!
 //! The arena is a [`Bump`] whose chunk sizes we steer (see
 //! [`Arena::add_chunk`]). Each chunk is cut into *blocks* of at most
-//! [`MAX_BLOCK`] bytes, filled from the front with *records*: a string's
-//! length as a LEB128 varint, then its bytes. A record never straddles
-//! blocks. It is located by a packed 32-bit [`Loc`]: the block number in
-//! the high [`BLOCK_BITS`] bits and the record's offset within the block in
-//! the low [`LOCAL_BITS`] bits. A `Loc` is self-contained, so the hash
-//! table can keep it beside each id and a lookup reads the string without
-//! first reading the id index: one dependent cache miss fewer per hit.
+//! [`MAX_BLOCK`] bytes, filled from the front with *records*: a one-byte
+//! length for strings under [`LONG_LEN`] bytes (or the [`ESCAPE`] byte and
+//! an 8-byte length for longer ones), then the string's bytes. A record
+//! never straddles blocks. It is located by a packed 32-bit [`Loc`]: the
+//! block number in the high [`BLOCK_BITS`] bits and the record's offset
+//! within the block in the low [`LOCAL_BITS`] bits. A `Loc` is
+//! self-contained, so the hash table can keep it beside each id and a
+//! lookup reads the string without first reading the id index: one
+//! dependent cache miss fewer per hit.
+//!
+//! Reading a record is two loads: the block's base address from the block
+//! list (a flat array, indexed without a bounds check), then the length
+//! byte. A lookup knows the length it wants before it reads the record, so
+//! it decides from its own key whether the record can have the long form:
+//! no branch depends on loaded data. Block 0 is a static record of `""`,
+//! so location 0 needs no special case.
 //!
 //! A record over [`DEDICATED_MIN`] bytes that does not fit the current block
 //! gets a *dedicated* block: an empty one left by `clear` if one is large
@@ -20,15 +29,21 @@
 //!
 //! # Safety
 //!
-//! Block memory is handed out by bumpalo uninitialised, as
-//! `&mut [MaybeUninit<u8>]` ([`alloc_uninit`]). [`Arena::bytes`] reads back
-//! bytes that [`Arena::push`] initialised, and [`Arena::str`] skips UTF-8
-//! validation of bytes that `push` copied from a `&str`; [`read_long_len`]
-//! decodes a long length prefix through the same pointer. These are the
-//! only `unsafe` code in the module.
+//! Block memory is handed out by bumpalo uninitialised, as a raw pointer
+//! ([`alloc_uninit`]) from which every block's base pointer is derived, and
+//! all reads and writes go through those pointers (no `&mut` to chunk
+//! memory is ever made, so no write invalidates a pointer read later).
+//! [`Arena::bytes`] and [`Arena::holds`] read back records that
+//! [`Arena::push`] wrote, and [`Arena::str`] skips UTF-8 validation of
+//! bytes that `push` copied from a `&str`. Every `Loc` the arena is given
+//! is one `push` returned since the last `clear` (or 0): the callers only
+//! keep those (the id index and the hash table, both emptied by `clear`;
+//! user-supplied ids are bounds-checked against the index first). These
+//! are the only `unsafe` code in the module.
 
 use core::alloc::Layout;
-use core::mem::MaybeUninit;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
 
 use bumpalo::Bump;
 use ouroboros::self_referencing;
@@ -80,8 +95,12 @@ const MAX_BLOCKS: usize = 1 << BLOCK_BITS;
 /// Records longer than this that do not fit the current block get a
 /// dedicated block instead of retiring a partly used block for them.
 pub(crate) const DEDICATED_MIN: usize = MAX_CHUNK_CAPACITY / 4;
-/// Most bytes a LEB128 length takes.
-const MAX_VARINT: usize = 10;
+/// Strings of this many bytes or more have the long record form.
+const LONG_LEN: usize = 255;
+/// The first byte of a long record: an 8-byte little-endian length follows.
+const ESCAPE: u8 = 0xFF;
+/// Bytes before a long record's string: the escape and the length.
+const LONG_PREFIX: usize = 1 + size_of::<u64>();
 /// bumpalo's smallest chunk (`DEFAULT_CHUNK_SIZE_WITHOUT_FOOTER`).
 const BUMPALO_MIN_CHUNK: usize = 512 - CHUNK_OVERHEAD;
 
@@ -95,67 +114,76 @@ const _: () = {
     assert!(MAX_CHUNK_CAPACITY <= MAX_BLOCK);
     assert!(FIRST_CHUNK_CAPACITY.is_multiple_of(16) && MAX_CHUNK_CAPACITY.is_multiple_of(16));
     assert!(DEDICATED_MIN > 0);
+    assert!(LONG_LEN == ESCAPE as usize);
 };
+
+/// Bytes of bookkeeping per block: its [`Block`] and its [`Base`].
+const BLOCK_ENTRY_BYTES: usize = size_of::<Block<'static>>() + size_of::<Base>();
 
 /// A packed record location: block number and offset within the block.
 pub(crate) type Loc = u32;
 
-/// Decodes a LEB128 length of 128 or more at `p`: returns the length and
-/// the size of the prefix.
-///
-/// # Safety
-///
-/// `p` must point to a complete length prefix written by [`write_len`],
-/// readable through `p`.
-#[inline(never)]
-unsafe fn read_long_len(p: *const u8) -> (usize, usize) {
-    let mut len = 0usize;
-    for i in 0..MAX_VARINT {
-        // SAFETY: the prefix is complete, so every byte up to and including
-        // the first one below 0x80 is readable.
-        let b = unsafe { *p.add(i) };
-        len |= usize::from(b & 0x7f) << (7 * i);
-        if b < 0x80 {
-            return (len, i + 1);
-        }
+/// The record of `""` that block 0 points to: a zero length byte.
+static EMPTY_RECORD: u8 = 0;
+
+/// Bytes of the record of a string of `len` bytes, or `None` on overflow.
+#[inline]
+fn record_size(len: usize) -> Option<usize> {
+    if len < LONG_LEN {
+        Some(len + 1)
+    } else {
+        len.checked_add(LONG_PREFIX)
     }
-    unreachable!("corrupt record length")
 }
 
-/// Writes `len` as a LEB128 varint at the start of `out`; returns its size.
-fn write_len(mut len: usize, out: &mut [MaybeUninit<u8>]) -> usize {
-    let mut i = 0;
-    while len >= 0x80 {
-        out[i].write((len as u8) | 0x80);
-        len >>= 7;
-        i += 1;
-    }
-    out[i].write(len as u8);
-    i + 1
-}
-
-/// Bytes of the LEB128 varint of `len`.
-fn len_size(len: usize) -> usize {
-    (usize::BITS - (len | 1).leading_zeros()).div_ceil(7) as usize
+/// The first byte of the record of any string of `len` bytes (see
+/// [`Arena::tag`]).
+#[inline(always)]
+pub(crate) fn tag_of(len: usize) -> u8 {
+    if len < LONG_LEN { len as u8 } else { ESCAPE }
 }
 
 /// One block: a slice of an arena chunk, filled from the front.
 struct Block<'a> {
-    /// The block's memory; `data[..used]` is initialised.
-    data: &'a mut [MaybeUninit<u8>],
-    /// Bytes written so far.
+    /// The block's first byte; `cap` bytes from it belong to the block.
+    base: NonNull<u8>,
+    /// Bytes of the block.
+    cap: usize,
+    /// Bytes written so far; `base[..used]` is initialised.
     used: usize,
     /// How many bytes normal strings may use (0 for a dedicated block).
     limit: usize,
+    /// The chunk memory belongs to the arena's `Bump`.
+    _chunk: PhantomData<&'a mut [u8]>,
 }
 
+// SAFETY: a `Block` is a unique handle to a region of chunk memory, exactly
+// like the `&'a mut [MaybeUninit<u8>]` it stands for (which is `Send` and
+// `Sync`): it is only written through `&mut Arena` and only read through
+// `&Arena`, and it holds no thread-local state.
+unsafe impl Send for Block<'_> {}
+// SAFETY: as above; shared access only reads initialised bytes.
+unsafe impl Sync for Block<'_> {}
+
 impl<'a> Block<'a> {
-    fn new(data: &'a mut [MaybeUninit<u8>]) -> Self {
-        let limit = data.len().min(MAX_BLOCK);
+    fn new(base: NonNull<u8>, cap: usize) -> Self {
         Block {
-            data,
+            base,
+            cap,
             used: 0,
-            limit,
+            limit: cap.min(MAX_BLOCK),
+            _chunk: PhantomData,
+        }
+    }
+
+    /// Block 0: the static record of `""`, never written.
+    fn empty() -> Self {
+        Block {
+            base: NonNull::from(&EMPTY_RECORD),
+            cap: 0,
+            used: 0,
+            limit: 0,
+            _chunk: PhantomData,
         }
     }
 
@@ -163,6 +191,20 @@ impl<'a> Block<'a> {
         self.limit.saturating_sub(self.used)
     }
 }
+
+/// A block's base address biased by its block number: `base - (block <<
+/// LOCAL_BITS)`, so a record's address is `bases[loc >> LOCAL_BITS] + loc`
+/// with no mask for the offset. Derived from the chunk's pointer with
+/// wrapping arithmetic, which keeps its provenance.
+#[derive(Clone, Copy)]
+struct Base(*const u8);
+
+// SAFETY: a `Base` is only ever read through (see `Arena::record`), like
+// the `&[u8]` it stands for; the memory it points to is owned by the
+// arena's `Bump` and outlives it.
+unsafe impl Send for Base {}
+// SAFETY: as above.
+unsafe impl Sync for Base {}
 
 #[self_referencing]
 struct Core {
@@ -205,26 +247,33 @@ fn steered_chunk_capacity(current: usize, request: usize) -> Option<usize> {
     smallest
 }
 
-/// Allocates `len` uninitialised bytes from `bump` (none for 0).
-// A bump allocator hands out fresh, disjoint memory from `&self`, like
-// `Bump::alloc` does.
-#[allow(clippy::mut_from_ref)]
-fn alloc_uninit(bump: &Bump, len: usize) -> Result<&mut [MaybeUninit<u8>], ()> {
+/// Allocates `len` uninitialised bytes from `bump`: `None` for 0 bytes,
+/// `Err` if bumpalo refuses.
+fn alloc_uninit(bump: &Bump, len: usize) -> Result<Option<NonNull<u8>>, ()> {
     if len == 0 {
-        return Ok(&mut []);
+        return Ok(None);
     }
     let layout = Layout::from_size_align(len, 1).map_err(|_| ())?;
-    let ptr = bump.try_alloc_layout(layout).map_err(|_| ())?;
-    // SAFETY: bumpalo returned a fresh allocation of `len` bytes with
-    // alignment 1 that lives as long as `bump` and is never handed out
-    // again, so we may borrow it mutably for that long; `MaybeUninit<u8>`
-    // has no validity requirement, so uninitialised memory is a valid value.
-    Ok(unsafe { core::slice::from_raw_parts_mut(ptr.as_ptr().cast::<MaybeUninit<u8>>(), len) })
+    bump.try_alloc_layout(layout).map(Some).map_err(|_| ())
+}
+
+/// Appends `block` and its biased base address (see [`Base`]).
+fn add_block<'a>(blocks: &mut Vec<Block<'a>>, bases: &mut Vec<Base>, block: Block<'a>) {
+    let biased = block
+        .base
+        .as_ptr()
+        .cast_const()
+        .wrapping_sub(blocks.len() << LOCAL_BITS);
+    bases.push(Base(biased));
+    blocks.push(block);
 }
 
 /// The arena: a bump allocator, its blocks, and the growth policy.
 pub(crate) struct Arena {
     core: Core,
+    /// Each block's biased base address ([`Base`]), by block number: the
+    /// read path's flat array (8-byte entries, one load per record).
+    bases: Vec<Base>,
     /// Index of the block the next string goes to.
     cur: usize,
     /// Heap bytes of all chunks: usable bytes plus bumpalo's footers.
@@ -252,9 +301,10 @@ impl Arena {
         let mut arena = Arena {
             core: CoreBuilder {
                 bump: Bump::new(),
-                blocks_builder: |_| vec![Block::new(&mut [])],
+                blocks_builder: |_| vec![Block::empty()],
             }
             .build(),
+            bases: vec![Base(core::ptr::from_ref(&EMPTY_RECORD))],
             cur: 0,
             chunk_bytes: 0,
             last_chunk: 0,
@@ -277,7 +327,7 @@ impl Arena {
     pub(crate) fn heap_bytes(&self) -> usize {
         self.chunk_bytes
             + size_of::<Bump>()
-            + self.core.borrow_blocks().capacity() * size_of::<Block<'static>>()
+            + self.core.borrow_blocks().capacity() * BLOCK_ENTRY_BYTES
     }
 
     /// Usable bytes in all chunks.
@@ -290,62 +340,89 @@ impl Arena {
         self.core.borrow_blocks().len()
     }
 
-    /// The bytes of the string whose record is at `loc`.
-    ///
-    /// `loc` must be a location `push` returned since the last `clear` (or
-    /// 0, the empty string). The callers only ever pass such locations:
-    /// they come from the id index or the hash table, which `clear`
-    /// empties, and user-supplied ids are bounds-checked against the index
-    /// first.
-    #[inline]
+    /// The address of the record at `loc`, a location `push` returned since
+    /// the last `clear`, or 0 (see the module's safety notes).
+    #[inline(always)]
+    fn record(&self, loc: Loc) -> *const u8 {
+        let block = (loc >> LOCAL_BITS) as usize;
+        debug_assert!(
+            block < self.bases.len(),
+            "location {loc:#x} was never pushed"
+        );
+        // SAFETY: `loc` came from `push` since the last `clear` (or is 0),
+        // and blocks are only removed by dropping the arena, so its block
+        // number is below `bases.len()`. Skipping the bounds check removes
+        // a compare and a branch (and a panic path that kept lookups from
+        // being inlined) from every read.
+        let Base(biased) = unsafe { *self.bases.get_unchecked(block) };
+        // `biased + loc` is the block's base plus the record's offset: a
+        // record inside the block. Wrapping arithmetic keeps this safe code
+        // (the callers dereference the result).
+        biased.wrapping_add(loc as usize)
+    }
+
+    /// The bytes of the string whose record is at `loc` (see
+    /// [`Arena::record`]).
+    #[inline(always)]
     pub(crate) fn bytes(&self, loc: Loc) -> &[u8] {
-        let b = &self.core.borrow_blocks()[(loc >> LOCAL_BITS) as usize];
-        let off = (loc & LOCAL_MASK) as usize;
-        if off >= b.used {
-            // Only location 0 in the empty block 0: the empty string.
-            debug_assert_eq!(loc, 0);
-            return &[];
-        }
-        // The length prefix, then the bytes. Reading through a raw pointer
-        // skips the bounds checks of slicing `data[..used]`; the checked
-        // version costs a quarter of a hit's instructions.
-        let p = b.data.as_ptr().cast::<u8>().wrapping_add(off);
-        // SAFETY: `loc` is the start of a record `push` wrote (see above),
-        // so `data[off..off + record length]` lies within `data[..used]`,
-        // which is initialised: `push` only raises `used` after writing the
-        // bytes below it, and nothing writes below `used` until `clear`,
-        // after which no old location is used. `p` is derived from the
-        // block's slice, so it may read that range.
-        let (len, start) = unsafe {
+        let p = self.record(loc);
+        // SAFETY: `p` is the start of a record `push` wrote (or the static
+        // empty record), and records are never overwritten until `clear`,
+        // after which no old location is used. `push` writes the whole
+        // record (length prefix, then the bytes) before returning its
+        // location, so the prefix and the `len` bytes after it are
+        // initialised, inside the block, and readable through `p`, which
+        // derives from the chunk's allocation.
+        unsafe {
             let b0 = *p;
-            if b0 < 0x80 {
-                (usize::from(b0), 1)
+            if b0 != ESCAPE {
+                core::slice::from_raw_parts(p.add(1), usize::from(b0))
             } else {
-                read_long_len(p)
+                let len = p.add(1).cast::<[u8; 8]>().read_unaligned();
+                core::slice::from_raw_parts(p.add(LONG_PREFIX), u64::from_le_bytes(len) as usize)
             }
-        };
-        debug_assert!(off + start + len <= b.used);
-        // SAFETY: as above, the `len` bytes after the prefix are within the
-        // record, initialised and unchanging while `self` is borrowed.
-        unsafe { core::slice::from_raw_parts(p.add(start), len) }
+        }
+    }
+
+    /// Whether the record at `loc` (see [`Arena::record`]) holds exactly
+    /// `s`. The record's form is chosen from `s.len()`, so the comparison
+    /// never branches on the record's own length byte.
+    #[inline(always)]
+    pub(crate) fn holds(&self, loc: Loc, s: &[u8]) -> bool {
+        let p = self.record(loc);
+        if s.len() < LONG_LEN {
+            // SAFETY: `p` is a record's start (see `bytes`), so its first
+            // byte is initialised. If that byte equals `s.len()` (below
+            // `ESCAPE`), the record is a short one of exactly `s.len()`
+            // bytes, all initialised and inside the block.
+            unsafe {
+                usize::from(*p) == s.len() && core::slice::from_raw_parts(p.add(1), s.len()) == s
+            }
+        } else {
+            self.bytes(loc) == s
+        }
+    }
+
+    /// The first byte of the record at `loc` (see [`Arena::record`]): its
+    /// length if below [`LONG_LEN`], else [`ESCAPE`]. Equal to
+    /// [`tag_of`]`(s.len())` for every record that holds `s`, so it
+    /// filters a lookup's candidates with one load and no call.
+    #[inline(always)]
+    pub(crate) fn tag(&self, loc: Loc) -> u8 {
+        // SAFETY: `record` is the start of a record `push` wrote (or the
+        // static empty record), whose first byte is initialised.
+        unsafe { *self.record(loc) }
     }
 
     /// The address of the record at `loc`, for a prefetch: reads no
     /// string memory.
     #[inline]
     pub(crate) fn record_addr(&self, loc: Loc) -> *const u8 {
-        match self.core.borrow_blocks().get((loc >> LOCAL_BITS) as usize) {
-            Some(b) => b
-                .data
-                .as_ptr()
-                .cast::<u8>()
-                .wrapping_add((loc & LOCAL_MASK) as usize),
-            None => core::ptr::null(),
-        }
+        self.record(loc)
     }
 
     /// The string whose record is at `loc`; see [`Arena::bytes`].
-    #[inline]
+    #[inline(always)]
     pub(crate) fn str(&self, loc: Loc) -> &str {
         let bytes = self.bytes(loc);
         // SAFETY: `loc` is a location returned by `push` (the callers only
@@ -360,11 +437,10 @@ impl Arena {
     /// included). On error no string is added; capacity (the block list, a
     /// chunk added before a later allocation failed) may remain.
     pub(crate) fn push(&mut self, s: &str, budget: usize) -> Result<Loc, Error> {
-        let size = len_size(s.len()) + s.len();
+        let size =
+            record_size(s.len()).ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, s.len()))?;
         let cur = self.cur;
-        let fits = self
-            .core
-            .with_blocks(|blocks| blocks[cur].remaining() >= size);
+        let fits = self.core.borrow_blocks()[cur].remaining() >= size;
         let block = if fits {
             cur
         } else if size > DEDICATED_MIN {
@@ -377,9 +453,26 @@ impl Arena {
         let start = self.core.with_blocks_mut(|blocks| {
             let b = &mut blocks[block];
             let start = b.used;
-            let rest = &mut b.data[start..start + size];
-            let n = write_len(s.len(), rest);
-            rest[n..].write_copy_of_slice(s.as_bytes());
+            assert!(start + size <= b.cap, "record outside its block");
+            let p = b.base.as_ptr().wrapping_add(start);
+            let len = s.len();
+            // SAFETY: `base[start..start + size]` is inside the block (just
+            // checked), which lies inside a chunk `bump` allocated for us
+            // alone; `p` derives from that allocation's pointer. Nothing
+            // else reads or writes those bytes: they are above `used`.
+            unsafe {
+                let bytes = if len < LONG_LEN {
+                    p.write(len as u8);
+                    p.add(1)
+                } else {
+                    p.write(ESCAPE);
+                    p.add(1)
+                        .cast::<[u8; 8]>()
+                        .write_unaligned((len as u64).to_le_bytes());
+                    p.add(LONG_PREFIX)
+                };
+                core::ptr::copy_nonoverlapping(s.as_ptr(), bytes, len);
+            }
             b.used = start + size;
             start
         });
@@ -437,8 +530,8 @@ impl Arena {
     fn dedicated_block(&mut self, size: usize, budget: usize) -> Result<usize, Error> {
         let cur = self.cur;
         let reuse = self.core.with_blocks_mut(|blocks| {
-            let i = (cur + 1..blocks.len())
-                .find(|&i| blocks[i].used == 0 && blocks[i].data.len() >= size)?;
+            let i =
+                (cur + 1..blocks.len()).find(|&i| blocks[i].used == 0 && blocks[i].cap >= size)?;
             blocks[i].limit = 0;
             Some(i)
         });
@@ -503,21 +596,32 @@ impl Arena {
                 (0, 0)
             }
         };
-        let cost = actual + CHUNK_FOOTER_SIZE + block_list_growth * size_of::<Block<'static>>();
+        let cost = actual + CHUNK_FOOTER_SIZE + block_list_growth * BLOCK_ENTRY_BYTES;
         if cost > budget {
             return Err(Error::new(ErrorKind::MemoryLimit, cost));
         }
+        let failed = |_| {
+            Error::new(
+                ErrorKind::AllocFailed,
+                block_list_growth * BLOCK_ENTRY_BYTES,
+            )
+        };
         if reserve > 0 {
             self.core
                 .with_blocks_mut(|blocks| blocks.try_reserve_exact(reserve))
-                .map_err(|_| {
-                    Error::new(
-                        ErrorKind::AllocFailed,
-                        block_list_growth * size_of::<Block<'static>>(),
-                    )
-                })?;
+                .map_err(failed)?;
+        }
+        // The two lists always have the same length; keep their capacities
+        // equal too (also after a failure between the two reservations), so
+        // that the block list's capacity counts both.
+        let entries = self.core.borrow_blocks().capacity();
+        if self.bases.capacity() < entries {
+            self.bases
+                .try_reserve_exact(entries - self.bases.len())
+                .map_err(failed)?;
         }
         let before = self.core.borrow_bump().allocated_bytes();
+        let bases = &mut self.bases;
         let result = self.core.with_mut(|fields| {
             let bump: &Bump = fields.bump;
             bump.set_allocation_limit(Some(before + actual));
@@ -526,22 +630,28 @@ impl Arena {
             // allocation from the same chunk, below the first.
             let first = alloc_uninit(bump, capacity)?;
             let second = alloc_uninit(bump, actual - capacity)?;
-            let mut first = first;
-            if let Some(len) = dedicated {
-                let (head, _rounding) = first.split_at_mut(len);
-                let mut block = Block::new(head);
-                block.limit = 0;
-                fields.blocks.push(block);
+            let mut parts = [(first, capacity), (second, actual - capacity)];
+            let reserved = fields.blocks.capacity();
+            if let (Some(ptr), Some(len)) = (first, dedicated) {
+                let block = Block {
+                    limit: 0,
+                    ..Block::new(ptr, len)
+                };
+                add_block(fields.blocks, bases, block);
                 // The page-rounding tail (under 4 KiB) is left unused, so
                 // that a large string costs one block number, not two.
-                first = &mut [];
+                parts[0] = (None, 0);
             }
-            let reserved = fields.blocks.capacity();
-            for mut chunk in [first, second] {
-                while !chunk.is_empty() {
-                    let (head, tail) = chunk.split_at_mut(chunk.len().min(MAX_BLOCK));
-                    fields.blocks.push(Block::new(head));
-                    chunk = tail;
+            for (ptr, len) in parts {
+                let Some(ptr) = ptr else { continue };
+                let mut off = 0;
+                while off < len {
+                    let n = (len - off).min(MAX_BLOCK);
+                    // SAFETY: `off < len`, so the pointer stays inside the
+                    // allocation of `len` bytes that `ptr` starts.
+                    let base = unsafe { ptr.add(off) };
+                    add_block(fields.blocks, bases, Block::new(base, n));
+                    off += n;
                 }
             }
             // The pushes fit the reserved (and charged) capacity.
@@ -567,7 +677,7 @@ impl Arena {
         self.core.with_blocks_mut(|blocks| {
             for b in blocks.iter_mut() {
                 b.used = 0;
-                b.limit = b.data.len().min(MAX_BLOCK);
+                b.limit = b.cap.min(MAX_BLOCK);
             }
         });
         self.cur = 0;

@@ -11,7 +11,7 @@ use crate::prefetch::prefetch;
 use crate::remap::{IdSet, Remap};
 use crate::resolver::Resolver;
 use crate::store::Store;
-use crate::table::{Builder, StringTable, hash_str, slot_id, slot_loc, table_hash};
+use crate::table::{Builder, StringTable, hash_str, slot_id, slot_loc};
 
 /// Strings handled per pipeline round of a batch: enough independent
 /// lookups to keep the CPU's outstanding cache misses busy.
@@ -185,7 +185,7 @@ impl<S: BuildHasher> StringTable<S> {
         }
         let mut done = 0;
         for (strings, ids) in strings.chunks(GROUP).zip(ids.chunks_mut(GROUP)) {
-            let mut group = [(0u32, ""); GROUP];
+            let mut group = [(0u64, ""); GROUP];
             for (slot, s) in group.iter_mut().zip(strings) {
                 let s = s.as_ref();
                 *slot = (hash_str(&self.hasher, s), s);
@@ -265,7 +265,7 @@ impl<S: BuildHasher> StringTable<S> {
         let mut start = 1;
         while start < src.len() {
             let end = (start + GROUP).min(src.len());
-            let mut group = [(0u32, ""); GROUP];
+            let mut group = [(0u64, ""); GROUP];
             for (slot, i) in group.iter_mut().zip(start..end) {
                 let s = src.str_at(i);
                 *slot = (hash_str(&self.hasher, s), s);
@@ -285,7 +285,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// returns the index in the group that failed.
     fn intern_group(
         &mut self,
-        group: &[(u32, &str)],
+        group: &[(u64, &str)],
         ids: &mut [StringId],
     ) -> Result<(), (usize, Error)> {
         debug_assert!(group.len() <= GROUP && group.len() == ids.len());
@@ -293,13 +293,9 @@ impl<S: BuildHasher> StringTable<S> {
             self.prefetch_group(group);
         }
         for (k, (&(hash, s), out)) in group.iter().zip(ids.iter_mut()).enumerate() {
-            *out = if s.is_empty() {
-                StringId::EMPTY
-            } else {
-                match self.find(hash, s) {
-                    Some(id) => id,
-                    None => self.insert_new(hash, s).map_err(|e| (k, e))?,
-                }
+            *out = match self.find(hash, s) {
+                Some(id) => id,
+                None => self.insert_new(hash, s).map_err(|e| (k, e))?,
             };
         }
         Ok(())
@@ -312,33 +308,29 @@ impl<S: BuildHasher> StringTable<S> {
     /// slots stored below the control bytes, probing from `hash & mask`); a wrong
     /// guess costs only a useless prefetch.
     #[inline(never)]
-    fn prefetch_group(&self, group: &[(u32, &str)]) {
+    fn prefetch_group(&self, group: &[(u64, &str)]) {
         let Some((ctrl, mask)) = self.table_ctrl() else {
             return;
         };
         for &(hash, _) in group {
-            let pos = (table_hash(hash) as usize) & mask;
+            let pos = (hash as usize) & mask;
             prefetch(ctrl.wrapping_add(pos));
             prefetch(ctrl.wrapping_sub((pos + 1) * size_of::<u64>()));
         }
         for &(hash, _) in group {
-            if let Some(&slot) = self.table.iter_hash(table_hash(hash)).next() {
+            if let Some(&slot) = self.table.iter_hash(hash).next() {
                 prefetch(self.store.arena.record_addr(slot_loc(slot)));
             }
         }
     }
 
     /// The address of the hash table's control bytes and its bucket mask,
-    /// found from the bucket that holds id 1 (hashbrown stores bucket `i`
-    /// at `ctrl - (i + 1) * size_of::<u64>()`).
+    /// found from the bucket that holds `""`, id 0, always present
+    /// (hashbrown stores bucket `i` at `ctrl - (i + 1) * size_of::<u64>()`).
     fn table_ctrl(&self) -> Option<(*const u8, usize)> {
-        if self.store.len() < 2 {
-            return None;
-        }
-        let index = self.table.find_bucket_index(
-            table_hash(hash_str(&self.hasher, self.store.str_at(1))),
-            |&slot| slot_id(slot) == 1,
-        )?;
+        let index = self
+            .table
+            .find_bucket_index(self.empty_hash(), |&slot| slot_id(slot) == 0)?;
         let bucket: *const u64 = self.table.get_bucket(index)?;
         let ctrl = bucket
             .cast::<u8>()

@@ -6,10 +6,10 @@ use core::ops::Index;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
-use crate::arena::Loc;
 use crate::arena::{
     Arena, FIRST_CHUNK_CAPACITY, MALLOC_HEADER_SIZE, MAX_CHUNK_CAPACITY, PAGE_SIZE,
 };
+use crate::arena::{Loc, tag_of};
 use crate::error::{Error, ErrorKind};
 use crate::id::StringId;
 use crate::iter::Iter;
@@ -21,48 +21,41 @@ use crate::store::Store;
 /// allocator's header (1,020 four-byte locations on 64-bit targets).
 pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / size_of::<Loc>();
 
-/// Strings a new table's hash table holds before it first grows: 224, the
+/// Strings a new table's hash table holds before it first grows (`""`
+/// included, which is in the hash table like every string): 224, the
 /// capacity of 256 buckets (an 8-byte id-and-location slot plus 1 control
 /// byte each, 2,320 bytes), the largest hashbrown table that fits in one
 /// 4 KiB page.
 pub const INITIAL_TABLE_CAPACITY: usize = 224;
 
-/// The 32-bit hash of `s`: the high half of the 64-bit hash.
-#[inline]
-pub(crate) fn hash_str<S: BuildHasher>(build: &S, s: &str) -> u32 {
-    // Truncation intended: the high half keeps the bits hashbrown's
-    // control bytes use.
-    (build.hash_one(s) >> 32) as u32
-}
-
-/// The 64-bit hash handed to hashbrown for a 32-bit hash: both halves, so
-/// its top 7 bits (the control byte) and its low bits (the bucket) come
-/// from independent bits of the hash for tables below 2^25 buckets (about
-/// 29 million strings); larger tables share bits between the two and
-/// filter candidates less well.
-#[inline]
-pub(crate) fn table_hash(hash: u32) -> u64 {
-    (u64::from(hash) << 32) | u64::from(hash)
+/// The hash of `s` the hash table is keyed by: the table's hasher over
+/// the string (as `hasher.hash_one(s)`), all 64 bits, so hashbrown's bucket
+/// (low bits) and control byte (top 7 bits) come from independent bits at
+/// every table size.
+#[inline(always)]
+pub(crate) fn hash_str<S: BuildHasher>(build: &S, s: &str) -> u64 {
+    build.hash_one(s)
 }
 
 /// A hash-table slot: an id and, beside it, its string's arena location,
-/// so a lookup reads the string without first reading the id index.
-#[inline]
+/// so a lookup reads the string without first reading the id index. The
+/// location is the low half, so reading it is a 32-bit move.
+#[inline(always)]
 fn slot(id: u32, loc: Loc) -> u64 {
-    (u64::from(loc) << 32) | u64::from(id)
+    (u64::from(id) << 32) | u64::from(loc)
 }
 
 /// The id of a slot.
-#[inline]
+#[inline(always)]
 pub(crate) fn slot_id(slot: u64) -> u32 {
-    // Truncation intended: the id is the low half.
-    slot as u32
+    (slot >> 32) as u32
 }
 
 /// The arena location of a slot.
-#[inline]
+#[inline(always)]
 pub(crate) fn slot_loc(slot: u64) -> Loc {
-    (slot >> 32) as u32
+    // Truncation intended: the location is the low half.
+    slot as u32
 }
 
 /// Arena bytes for `strings` strings of `bytes` bytes in all: each string's
@@ -83,7 +76,7 @@ pub(crate) fn arena_bytes_for(strings: usize, bytes: usize) -> usize {
 /// string is re-hashed about once over the table's life.
 #[inline]
 fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, slot: u64) -> u64 {
-    table_hash(hash_str(hasher, arena.str(slot_loc(slot))))
+    hash_str(hasher, arena.str(slot_loc(slot)))
 }
 
 /// The next id-index capacity: 1.25 times the current one, rounded so the
@@ -131,6 +124,8 @@ pub struct StringTable<S = DefaultHashBuilder> {
     pub(crate) table: HashTable<u64>,
     pub(crate) hasher: S,
     pub(crate) limits: Limits,
+    /// The hash of `""`, so that `clear` can put it back without hashing.
+    empty_hash: u64,
 }
 
 // Profilers hand a finished table to an exporter thread, and several
@@ -333,15 +328,20 @@ impl<S: BuildHasher> Builder<S> {
         // The empty string, at location 0 (the arena's empty block).
         locs.push(0);
         let mut table = HashTable::new();
+        let table_strings = table_strings.max(1);
         table
             .try_reserve(table_strings, |_: &u64| 0)
             .map_err(|_| Error::new(ErrorKind::AllocFailed, table_strings.saturating_mul(9)))?;
-        Ok(StringTable {
+        let empty_hash = hash_str(&hasher, "");
+        let mut out = StringTable {
             store: Store::new(arena, locs),
             table,
             hasher,
             limits,
-        })
+            empty_hash,
+        };
+        out.insert_empty();
+        Ok(out)
     }
 }
 
@@ -492,9 +492,6 @@ impl<S: BuildHasher> StringTable<S> {
     /// ```
     #[inline]
     pub fn try_intern(&mut self, s: &str) -> Result<StringId, Error> {
-        if s.is_empty() {
-            return Ok(StringId::EMPTY);
-        }
         let hash = hash_str(&self.hasher, s);
         match self.find(hash, s) {
             Some(id) => Ok(id),
@@ -516,9 +513,6 @@ impl<S: BuildHasher> StringTable<S> {
     #[inline]
     #[must_use]
     pub fn get(&self, s: &str) -> Option<StringId> {
-        if s.is_empty() {
-            return Some(StringId::EMPTY);
-        }
         self.find(hash_str(&self.hasher, s), s)
     }
 
@@ -538,19 +532,44 @@ impl<S: BuildHasher> StringTable<S> {
         self.get(s).is_some()
     }
 
-    #[inline]
-    pub(crate) fn find(&self, hash: u32, s: &str) -> Option<StringId> {
+    /// The id of `s`, whose hash is `hash`, if the table holds it. `""` is
+    /// in the hash table like every other string (at id 0, location 0), so
+    /// it needs no test of its own.
+    ///
+    /// The probe loop filters candidates by the record's first byte alone
+    /// (its length, below 255 bytes): a load and a compare, no call, so
+    /// hashbrown's loop keeps its state in registers. The one candidate
+    /// that passes (almost always the only one with this control byte and
+    /// length) is then compared in full; if it is not `s`, a second probe
+    /// compares every candidate in full.
+    #[inline(always)]
+    pub(crate) fn find(&self, hash: u64, s: &str) -> Option<StringId> {
+        let arena = &self.store.arena;
+        let tag = tag_of(s.len());
+        let &slot = self
+            .table
+            .find(hash, |&slot| arena.tag(slot_loc(slot)) == tag)?;
+        if arena.holds(slot_loc(slot), s.as_bytes()) {
+            Some(StringId::from_u32(slot_id(slot)))
+        } else {
+            self.find_full(hash, s)
+        }
+    }
+
+    /// [`find`](Self::find) comparing every candidate in full: when the
+    /// first candidate with the right length byte is another string.
+    #[cold]
+    #[inline(never)]
+    fn find_full(&self, hash: u64, s: &str) -> Option<StringId> {
         let arena = &self.store.arena;
         self.table
-            .find(table_hash(hash), |&slot| {
-                arena.bytes(slot_loc(slot)) == s.as_bytes()
-            })
+            .find(hash, |&slot| arena.holds(slot_loc(slot), s.as_bytes()))
             .map(|&slot| StringId::from_u32(slot_id(slot)))
     }
 
     /// Stores a string known to be absent.
     #[inline(never)]
-    pub(crate) fn insert_new(&mut self, hash: u32, s: &str) -> Result<StringId, Error> {
+    pub(crate) fn insert_new(&mut self, hash: u64, s: &str) -> Result<StringId, Error> {
         let n = self.store.len();
         if n >= self.limits.get_max_strings() {
             return Err(Error::new(ErrorKind::IdsExhausted, n));
@@ -604,9 +623,7 @@ impl<S: BuildHasher> StringTable<S> {
         })?;
         let (arena, hasher) = (&self.store.arena, &self.hasher);
         self.table
-            .insert_unique(table_hash(hash), slot(id, loc), |&slot| {
-                rehash(hasher, arena, slot)
-            });
+            .insert_unique(hash, slot(id, loc), |&slot| rehash(hasher, arena, slot));
         Ok(StringId::from_u32(id))
     }
 }
@@ -740,6 +757,7 @@ impl<S> StringTable<S> {
         self.table.clear();
         self.store.locs.truncate(1);
         self.store.arena.clear();
+        self.insert_empty();
     }
 
     /// Freezes the table into a [`Resolver`]: drops the hash table first
@@ -761,6 +779,21 @@ impl<S> StringTable<S> {
         let StringTable { store, table, .. } = self;
         drop(table);
         Resolver::new(store)
+    }
+}
+
+impl<S> StringTable<S> {
+    /// The hash of `""`.
+    pub(crate) fn empty_hash(&self) -> u64 {
+        self.empty_hash
+    }
+
+    /// Puts `""` (id 0, location 0) into the empty hash table, whose
+    /// capacity is at least 1: nothing is allocated.
+    fn insert_empty(&mut self) {
+        debug_assert!(self.table.is_empty() && self.table.capacity() > 0);
+        let hash = self.empty_hash;
+        self.table.insert_unique(hash, slot(0, 0), |_| hash);
     }
 }
 

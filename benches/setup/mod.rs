@@ -551,22 +551,22 @@ impl<H: BuildHasher + Default> Interner for Strtab<H> {
                 .build(),
         )
     }
-    #[inline]
+    #[inline(always)]
     fn intern(&mut self, s: &str) -> u32 {
         self.0.intern(s).to_u32()
     }
-    #[inline]
+    #[inline(always)]
     fn get(&mut self, s: &str) -> Option<u32> {
         self.0.get(s).map(strtab::StringId::to_u32)
     }
-    #[inline]
+    #[inline(always)]
     fn resolve(&self, id: u32) -> &str {
         &self.0[strtab::StringId::from_u32(id)]
     }
     fn len(&self) -> usize {
         self.0.len()
     }
-    #[inline]
+    #[inline(always)]
     fn for_each_str(&self, f: impl FnMut(&str)) {
         self.0.iter().for_each(f);
     }
@@ -587,15 +587,15 @@ impl<H: BuildHasher + Clone + Default> Interner for Lasso<H> {
         r.get_or_intern("");
         Lasso(r)
     }
-    #[inline]
+    #[inline(always)]
     fn intern(&mut self, s: &str) -> u32 {
         lasso::Key::into_usize(self.0.get_or_intern(s)) as u32
     }
-    #[inline]
+    #[inline(always)]
     fn get(&mut self, s: &str) -> Option<u32> {
         self.0.get(s).map(|k| lasso::Key::into_usize(k) as u32)
     }
-    #[inline]
+    #[inline(always)]
     fn resolve(&self, id: u32) -> &str {
         self.0
             .resolve(&<lasso::Spur as lasso::Key>::try_from_usize(id as usize).unwrap())
@@ -603,7 +603,7 @@ impl<H: BuildHasher + Clone + Default> Interner for Lasso<H> {
     fn len(&self) -> usize {
         self.0.len()
     }
-    #[inline]
+    #[inline(always)]
     fn for_each_str(&self, f: impl FnMut(&str)) {
         self.0.strings().for_each(f);
     }
@@ -640,17 +640,17 @@ where
         i.get_or_intern("");
         Si(i)
     }
-    #[inline]
+    #[inline(always)]
     fn intern(&mut self, s: &str) -> u32 {
         string_interner::Symbol::to_usize(self.0.get_or_intern(s)) as u32
     }
-    #[inline]
+    #[inline(always)]
     fn get(&mut self, s: &str) -> Option<u32> {
         self.0
             .get(s)
             .map(|k| string_interner::Symbol::to_usize(k) as u32)
     }
-    #[inline]
+    #[inline(always)]
     fn resolve(&self, id: u32) -> &str {
         let sym = <string_interner::symbol::SymbolU32 as string_interner::Symbol>::try_from_usize(
             id as usize,
@@ -660,7 +660,7 @@ where
     fn len(&self) -> usize {
         self.0.len()
     }
-    #[inline]
+    #[inline(always)]
     fn for_each_str(&self, mut f: impl FnMut(&str)) {
         for (_, s) in &self.0 {
             f(s);
@@ -683,22 +683,22 @@ impl<H: BuildHasher + Default> Interner for Blaz<H> {
         a.intern_mut("");
         Blaz(a)
     }
-    #[inline]
+    #[inline(always)]
     fn intern(&mut self, s: &str) -> u32 {
         self.0.intern_mut(s).id()
     }
-    #[inline]
+    #[inline(always)]
     fn get(&mut self, s: &str) -> Option<u32> {
         self.0.find_mut(s).map(|i| i.id())
     }
-    #[inline]
+    #[inline(always)]
     fn resolve(&self, id: u32) -> &str {
         self.0.lookup(blazinterner::InternedStr::from_id(id))
     }
     fn len(&self) -> usize {
         self.0.strings()
     }
-    #[inline]
+    #[inline(always)]
     fn for_each_str(&self, f: impl FnMut(&str)) {
         self.0.iter().for_each(f);
     }
@@ -719,25 +719,25 @@ impl<H: BuildHasher + Default> Interner for IdxSet<H> {
         s.insert(Box::from(""));
         IdxSet(s)
     }
-    #[inline]
+    #[inline(always)]
     fn intern(&mut self, s: &str) -> u32 {
         match self.0.get_index_of(s) {
             Some(i) => i as u32,
             None => self.0.insert_full(Box::from(s)).0 as u32,
         }
     }
-    #[inline]
+    #[inline(always)]
     fn get(&mut self, s: &str) -> Option<u32> {
         self.0.get_index_of(s).map(|i| i as u32)
     }
-    #[inline]
+    #[inline(always)]
     fn resolve(&self, id: u32) -> &str {
         &self.0[id as usize]
     }
     fn len(&self) -> usize {
         self.0.len()
     }
-    #[inline]
+    #[inline(always)]
     fn for_each_str(&self, mut f: impl FnMut(&str)) {
         for s in &self.0 {
             f(s);
@@ -769,7 +769,7 @@ impl<H: BuildHasher + Default> Interner for Naive<H> {
         t.intern("");
         t
     }
-    #[inline]
+    #[inline(always)]
     fn intern(&mut self, s: &str) -> u32 {
         if let Some(&id) = self.map.get(s) {
             return id;
@@ -779,18 +779,18 @@ impl<H: BuildHasher + Default> Interner for Naive<H> {
         self.map.insert(s.to_owned(), id);
         id
     }
-    #[inline]
+    #[inline(always)]
     fn get(&mut self, s: &str) -> Option<u32> {
         self.map.get(s).copied()
     }
-    #[inline]
+    #[inline(always)]
     fn resolve(&self, id: u32) -> &str {
         &self.strings[id as usize]
     }
     fn len(&self) -> usize {
         self.strings.len()
     }
-    #[inline]
+    #[inline(always)]
     fn for_each_str(&self, mut f: impl FnMut(&str)) {
         for s in &self.strings {
             f(s);
