@@ -190,6 +190,43 @@ impl<'a> Block<'a> {
     fn remaining(&self) -> usize {
         self.limit.saturating_sub(self.used)
     }
+
+    /// Appends the record of `s`, `size` bytes (its [`record_size`]), and
+    /// returns its offset in the block.
+    ///
+    /// # Panics
+    ///
+    /// If the block has no room for it (the callers check first).
+    #[inline(always)]
+    fn write(&mut self, s: &str, size: usize) -> usize {
+        let start = self.used;
+        assert!(
+            size <= self.cap && start <= self.cap - size,
+            "record outside its block"
+        );
+        let p = self.base.as_ptr().wrapping_add(start);
+        let len = s.len();
+        // SAFETY: `base[start..start + size]` is inside the block (just
+        // checked), which lies inside a chunk the arena's `Bump` allocated
+        // for it alone, and `p` derives from that allocation's pointer.
+        // Nothing else reads or writes those bytes: they are above `used`.
+        // `size` is the record's size, so the prefix and the bytes fit.
+        unsafe {
+            let bytes = if len < LONG_LEN {
+                p.write(len as u8);
+                p.add(1)
+            } else {
+                p.write(ESCAPE);
+                p.add(1)
+                    .cast::<[u8; 8]>()
+                    .write_unaligned((len as u64).to_le_bytes());
+                p.add(LONG_PREFIX)
+            };
+            core::ptr::copy_nonoverlapping(s.as_ptr(), bytes, len);
+        }
+        self.used = start + size;
+        start
+    }
 }
 
 /// A block's base address biased by its block number: `base - (block <<
@@ -399,8 +436,16 @@ impl Arena {
                 usize::from(*p) == s.len() && core::slice::from_raw_parts(p.add(1), s.len()) == s
             }
         } else {
-            self.bytes(loc) == s
+            self.holds_long(loc, s)
         }
+    }
+
+    /// [`holds`](Self::holds) for strings of [`LONG_LEN`] bytes or more,
+    /// out of the way of the short strings' path.
+    #[cold]
+    #[inline(never)]
+    fn holds_long(&self, loc: Loc, s: &[u8]) -> bool {
+        self.bytes(loc) == s
     }
 
     /// The first byte of the record at `loc` (see [`Arena::record`]): its
@@ -437,6 +482,9 @@ impl Arena {
     /// included). On error no string is added; capacity (the block list, a
     /// chunk added before a later allocation failed) may remain.
     pub(crate) fn push(&mut self, s: &str, budget: usize) -> Result<Loc, Error> {
+        if let Some(loc) = self.push_in_place(s) {
+            return Ok(loc);
+        }
         let size =
             record_size(s.len()).ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, s.len()))?;
         let cur = self.cur;
@@ -450,35 +498,34 @@ impl Arena {
             self.advance(size, budget)?;
             self.cur
         };
-        let start = self.core.with_blocks_mut(|blocks| {
-            let b = &mut blocks[block];
-            let start = b.used;
-            assert!(start + size <= b.cap, "record outside its block");
-            let p = b.base.as_ptr().wrapping_add(start);
-            let len = s.len();
-            // SAFETY: `base[start..start + size]` is inside the block (just
-            // checked), which lies inside a chunk `bump` allocated for us
-            // alone; `p` derives from that allocation's pointer. Nothing
-            // else reads or writes those bytes: they are above `used`.
-            unsafe {
-                let bytes = if len < LONG_LEN {
-                    p.write(len as u8);
-                    p.add(1)
-                } else {
-                    p.write(ESCAPE);
-                    p.add(1)
-                        .cast::<[u8; 8]>()
-                        .write_unaligned((len as u64).to_le_bytes());
-                    p.add(LONG_PREFIX)
-                };
-                core::ptr::copy_nonoverlapping(s.as_ptr(), bytes, len);
-            }
-            b.used = start + size;
-            start
-        });
+        let start = self
+            .core
+            .with_blocks_mut(|blocks| blocks[block].write(s, size));
         // `block < MAX_BLOCKS` is checked when blocks are added, and every
         // record starts below `MAX_BLOCK`.
         Ok(((block as u32) << LOCAL_BITS) | start as u32)
+    }
+
+    /// The common case of [`push`](Self::push), inlined into the callers'
+    /// miss path: a short string (below [`LONG_LEN`] bytes) that fits the
+    /// current block. `None` (nothing written) otherwise.
+    #[inline(always)]
+    pub(crate) fn push_in_place(&mut self, s: &str) -> Option<Loc> {
+        if s.len() >= LONG_LEN {
+            return None;
+        }
+        let size = s.len() + 1;
+        let cur = self.cur;
+        self.core.with_blocks_mut(|blocks| {
+            let b = &mut blocks[cur];
+            // `used <= limit` in the current block, which is never a
+            // dedicated one.
+            if b.used + size > b.limit {
+                return None;
+            }
+            let start = b.write(s, size);
+            Some(((cur as u32) << LOCAL_BITS) | start as u32)
+        })
     }
 
     /// Makes `self.cur` an empty block that can take `size` bytes, reusing

@@ -461,7 +461,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// let a = table.intern("alloc::vec::Vec<T>::push");
     /// assert_eq!(table.intern("alloc::vec::Vec<T>::push"), a);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn intern(&mut self, s: &str) -> StringId {
         match self.try_intern(s) {
             Ok(id) => id,
@@ -490,7 +490,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// assert_eq!(&table[a], "a");
     /// # Ok::<(), strtab::Error>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn try_intern(&mut self, s: &str) -> Result<StringId, Error> {
         let hash = hash_str(&self.hasher, s);
         match self.find(hash, s) {
@@ -510,7 +510,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// assert_eq!(table.get("missing"), None);
     /// assert_eq!(table.get(""), Some(strtab::StringId::EMPTY));
     /// ```
-    #[inline]
+    #[inline(always)]
     #[must_use]
     pub fn get(&self, s: &str) -> Option<StringId> {
         self.find(hash_str(&self.hasher, s), s)
@@ -568,8 +568,38 @@ impl<S: BuildHasher> StringTable<S> {
     }
 
     /// Stores a string known to be absent.
+    ///
+    /// The common case runs without a call: the id is within the limit,
+    /// the index and the hash table have room, and the string is short and
+    /// fits the arena's current block. Nothing is allocated then, so no
+    /// byte limit can be crossed. Anything else goes to
+    /// [`insert_slow`](Self::insert_slow).
     #[inline(never)]
     pub(crate) fn insert_new(&mut self, hash: u64, s: &str) -> Result<StringId, Error> {
+        let n = self.store.len();
+        let store = &mut self.store;
+        if n < self.limits.get_max_strings()
+            && store.locs.len() < store.locs.capacity()
+            && self.table.len() < self.table.capacity()
+            && let Some(loc) = store.arena.push_in_place(s)
+        {
+            // `max_strings <= u32::MAX`, so the id fits.
+            let id = n as u32;
+            store.locs.push(loc);
+            let (arena, hasher) = (&store.arena, &self.hasher);
+            self.table
+                .insert_unique(hash, slot(id, loc), |&slot| rehash(hasher, arena, slot));
+            return Ok(StringId::from_u32(id));
+        }
+        self.insert_slow(hash, s)
+    }
+
+    /// [`insert_new`](Self::insert_new) when something must grow (or a
+    /// limit is reached): reserves room in the index and the hash table
+    /// within the byte budget, then copies the string.
+    #[cold]
+    #[inline(never)]
+    fn insert_slow(&mut self, hash: u64, s: &str) -> Result<StringId, Error> {
         let n = self.store.len();
         if n >= self.limits.get_max_strings() {
             return Err(Error::new(ErrorKind::IdsExhausted, n));
