@@ -18,6 +18,14 @@
 //! 5. `resolve`: resolve ids and iterate, copying into a length-prefixed
 //!    buffer.
 //! 6. `encode`: the pprof string table, direct vs prost `Vec<String>`.
+//! 7. `replay`: the intern calls of a profile build (the WordPress fixture
+//!    and the `pprof` example's simulated profile), one by one for every
+//!    implementation, and strtab's `intern_batch` per sample against the
+//!    plain loop.
+//!
+//! Workloads that start from an empty table (`wordpress/intern_empty`,
+//! `stream`, `fill`, `replay`) time the table's creation with the interns,
+//! and not its drop.
 //!
 //! Data is deterministic (fixed-seed splitmix64). `benches/README.md` has
 //! the commands and results.
@@ -33,6 +41,8 @@ mod encode;
 mod fill;
 #[path = "workloads/get.rs"]
 mod get;
+#[path = "workloads/replay.rs"]
+mod replay;
 #[path = "workloads/resolve.rs"]
 mod resolve;
 #[path = "workloads/stream.rs"]
@@ -47,6 +57,7 @@ fn all(c: &mut Criterion) {
     get::bench(c);
     resolve::bench(c);
     encode::bench(c);
+    replay::bench(c);
 }
 
 criterion_group!(benches, all);

@@ -1,5 +1,6 @@
-//! Shared by the `intern` benchmark and `examples/memory.rs`: the
-//! deterministic workload generator, the WordPress fixture reader, and one
+//! Shared by the `intern`, `ops` and `profile` benchmarks and
+//! `examples/memory.rs`: the deterministic workload generator, the
+//! WordPress fixture reader, the profile-build replay streams, and one
 //! adapter per interner so that every workload is written once.
 //!
 //! Data is generated with an in-tree fixed-seed PRNG (splitmix64), so every
@@ -512,6 +513,151 @@ pub fn wordpress_strings() -> Vec<String> {
     <StringTableOnly as prost::Message>::decode(bytes.as_slice())
         .expect("decode pprof")
         .string_table
+}
+
+// ---------------------------------------------------------------------------
+// Profile-build replay
+
+/// The pprof model, reader and simulated profiler of `examples/common`,
+/// included read-only (the examples' own files, so the replay sees exactly
+/// the profile `examples/pprof.rs` builds). The simulator is included as
+/// `simulator`, not under its file name: no function outside the measured
+/// ones may match callgrind's `--toggle-collect='*workload*'`.
+#[allow(dead_code, missing_docs, unreachable_pub)]
+#[path = "../../examples/common"]
+pub mod pprof {
+    #[path = "proto.rs"]
+    pub mod proto;
+    #[path = "read.rs"]
+    pub mod read;
+    #[path = "workload.rs"]
+    pub mod simulator;
+}
+
+/// A decoded profile whose `string_table` holds its strings: the source of
+/// a [`Replay`].
+pub struct ReplayProfile(pub pprof::proto::Profile);
+
+impl ReplayProfile {
+    /// `tests/data/wordpress.pprof` (gzip'd or raw), decoded and validated.
+    pub fn wordpress() -> ReplayProfile {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/wordpress.pprof");
+        let bytes = std::fs::read(path).expect("read tests/data/wordpress.pprof");
+        ReplayProfile(pprof::read::read_profile(&bytes).expect("decode wordpress.pprof"))
+    }
+
+    /// The profile `examples/pprof.rs` simulates (`Config::FULL`: 3,000
+    /// functions, 100,000 samples, merged), with the simulator's table
+    /// copied into its `string_table` (its ids are the table's).
+    pub fn sim() -> ReplayProfile {
+        let sim = pprof::simulator::simulate(&pprof::simulator::Config::FULL);
+        let mut profile = sim.profile;
+        profile.string_table = sim.table.iter().map(str::to_owned).collect();
+        ReplayProfile(profile)
+    }
+
+    /// The intern calls a profiler makes while it builds this profile, in
+    /// its order: for each sample, for each of its locations in
+    /// `location_id` order, the mapping's filename (if the location has a
+    /// mapping), then for each line the function's name, system_name and
+    /// filename; then for each label its key, its str value if non-zero
+    /// and its num_unit if non-zero.
+    pub fn replay(&self) -> Replay<'_> {
+        use std::collections::HashMap;
+        let p = &self.0;
+        let s = |i: i64| p.string_table[usize::try_from(i).expect("string index")].as_str();
+        let mappings: HashMap<u64, _> = p.mapping.iter().map(|m| (m.id, m)).collect();
+        let functions: HashMap<u64, _> = p.function.iter().map(|f| (f.id, f)).collect();
+        let locations: HashMap<u64, _> = p.location.iter().map(|l| (l.id, l)).collect();
+        let mut strings = Vec::new();
+        let mut ends = Vec::with_capacity(p.sample.len());
+        for sample in &p.sample {
+            for id in &sample.location_id {
+                let loc = locations[id];
+                if loc.mapping_id != 0 {
+                    strings.push(s(mappings[&loc.mapping_id].filename));
+                }
+                for line in &loc.line {
+                    let f = functions[&line.function_id];
+                    strings.extend([s(f.name), s(f.system_name), s(f.filename)]);
+                }
+            }
+            for label in &sample.label {
+                strings.push(s(label.key));
+                if label.str != 0 {
+                    strings.push(s(label.str));
+                }
+                if label.num_unit != 0 {
+                    strings.push(s(label.num_unit));
+                }
+            }
+            ends.push(strings.len());
+        }
+        Replay { strings, ends }
+    }
+}
+
+/// A profile-build intern stream: every intern call in order, and where
+/// each sample's calls end.
+pub struct Replay<'a> {
+    /// The strings interned, in call order.
+    pub strings: Vec<&'a str>,
+    /// `strings[ends[i - 1]..ends[i]]` are sample `i`'s calls.
+    pub ends: Vec<usize>,
+}
+
+impl<'a> Replay<'a> {
+    /// Each sample's strings, in order.
+    pub fn samples(&self) -> impl Iterator<Item = &[&'a str]> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| &self.strings[start..end])
+    }
+
+    /// The most strings of one sample: the size of the ids buffer.
+    pub fn max_sample_len(&self) -> usize {
+        self.samples().map(<[_]>::len).max().unwrap_or(0)
+    }
+}
+
+/// An empty strtab table with the shared hasher, as `Strtab::<Fold>::new`.
+#[inline]
+pub fn strtab_new() -> strtab::StringTable<Fold> {
+    strtab::StringTable::builder()
+        .hasher(Fold::default())
+        .build()
+}
+
+/// Replays `replay` into `t` with one `intern_batch` per sample, each
+/// sample's ids written to `ids[..n]`.
+#[inline]
+pub fn replay_batch(
+    t: &mut strtab::StringTable<Fold>,
+    replay: &Replay<'_>,
+    ids: &mut [strtab::StringId],
+) {
+    for sample in replay.samples() {
+        let ids = &mut ids[..sample.len()];
+        t.intern_batch(sample, ids);
+        std::hint::black_box(ids);
+    }
+}
+
+/// [`replay_batch`]'s baseline: the same ids into the same buffer, one
+/// `intern` at a time.
+#[inline]
+pub fn replay_loop(
+    t: &mut strtab::StringTable<Fold>,
+    replay: &Replay<'_>,
+    ids: &mut [strtab::StringId],
+) {
+    for sample in replay.samples() {
+        for (s, id) in sample.iter().zip(ids.iter_mut()) {
+            *id = t.intern(s);
+        }
+        std::hint::black_box(&mut ids[..sample.len()]);
+    }
 }
 
 // ---------------------------------------------------------------------------

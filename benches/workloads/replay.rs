@@ -1,0 +1,98 @@
+//! Workload 8: replay the intern calls a profiler makes while it builds a
+//! real profile, in its order (`setup::ReplayProfile::replay`): per sample,
+//! per location the mapping's filename, per line the function's name,
+//! system name and filename, then each label's key, str value and
+//! num_unit (the last two when non-zero).
+//!
+//! Sources: `wordpress` (`tests/data/wordpress.pprof`: 3,330 samples,
+//! 203,472 calls over 1,054 distinct strings) and `sim` (the profile
+//! `examples/pprof.rs` simulates: 49,979 merged samples, 2,316,965 calls
+//! over 3,941 distinct strings). Both tables stay cache-resident.
+//!
+//! Dimensions: `replay/<source>/intern/<impl>` interns every call one by
+//! one into a fresh table; `replay/<source>/batch/strtab` calls
+//! `intern_batch` once per sample into a reused ids buffer, and
+//! `replay/<source>/loop_ids/strtab` is its baseline, a plain `intern`
+//! loop writing the same ids into the same buffer. Throughput: the calls
+//! and their bytes.
+//!
+//! Timed: creating the table and every call (`iter_with_large_drop`: the
+//! routine returns the table, which criterion drops after the timing).
+//! The ids buffer is allocated once, outside the timing.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkGroup, Criterion, Throughput, measurement::WallTime};
+use strtab::StringId;
+
+use crate::setup::{self, Interner, Replay, ReplayProfile};
+
+fn intern<T: Interner>(
+    name: &str,
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    source: &str,
+    replay: &Replay<'_>,
+) {
+    g.bench_function(format!("{source}/intern/{name}"), |b| {
+        b.iter_with_large_drop(|| {
+            let mut t = T::new();
+            for s in &replay.strings {
+                black_box(t.intern(s));
+            }
+            t
+        });
+    });
+}
+
+fn batch_vs_loop(g: &mut BenchmarkGroup<'_, WallTime>, source: &str, replay: &Replay<'_>) {
+    let mut ids = vec![StringId::EMPTY; replay.max_sample_len()];
+    // Both variants give the ids one-by-one interning gives.
+    let mut expected = setup::strtab_new();
+    let expected: Vec<StringId> = replay.strings.iter().map(|s| expected.intern(s)).collect();
+    for run in [setup::replay_batch, setup::replay_loop] {
+        let mut t = setup::strtab_new();
+        let mut got = Vec::with_capacity(expected.len());
+        for sample in replay.samples() {
+            let one = Replay {
+                strings: sample.to_vec(),
+                ends: vec![sample.len()],
+            };
+            run(&mut t, &one, &mut ids);
+            got.extend_from_slice(&ids[..sample.len()]);
+        }
+        assert_eq!(got, expected);
+    }
+
+    g.bench_function(format!("{source}/batch/strtab"), |b| {
+        b.iter_with_large_drop(|| {
+            let mut t = setup::strtab_new();
+            setup::replay_batch(&mut t, replay, &mut ids);
+            t
+        });
+    });
+    g.bench_function(format!("{source}/loop_ids/strtab"), |b| {
+        b.iter_with_large_drop(|| {
+            let mut t = setup::strtab_new();
+            setup::replay_loop(&mut t, replay, &mut ids);
+            t
+        });
+    });
+}
+
+pub(crate) fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("replay");
+    g.sample_size(10);
+    for (source, profile) in [
+        ("wordpress", ReplayProfile::wordpress()),
+        ("sim", ReplayProfile::sim()),
+    ] {
+        let replay = profile.replay();
+        g.throughput(Throughput::ElementsAndBytes {
+            elements: replay.strings.len() as u64,
+            bytes: setup::total_bytes(&replay.strings) as u64,
+        });
+        for_each_impl!(intern(&mut g, source, &replay));
+        batch_vs_loop(&mut g, source, &replay);
+    }
+    g.finish();
+}
