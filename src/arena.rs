@@ -46,6 +46,7 @@ use core::marker::PhantomData;
 use core::ptr::NonNull;
 
 use bumpalo::Bump;
+use hashbrown::HashTable;
 use ouroboros::self_referencing;
 
 use crate::error::{Error, ErrorKind};
@@ -96,7 +97,7 @@ const MAX_BLOCKS: usize = 1 << BLOCK_BITS;
 /// dedicated block instead of retiring a partly used block for them.
 pub(crate) const DEDICATED_MIN: usize = MAX_CHUNK_CAPACITY / 4;
 /// Strings of this many bytes or more have the long record form.
-const LONG_LEN: usize = 255;
+pub(crate) const LONG_LEN: usize = 255;
 /// The first byte of a long record: an 8-byte little-endian length follows.
 const ESCAPE: u8 = 0xFF;
 /// Bytes before a long record's string: the escape and the length.
@@ -136,11 +137,114 @@ fn record_size(len: usize) -> Option<usize> {
     }
 }
 
-/// The first byte of the record of any string of `len` bytes (see
-/// [`Arena::tag`]).
+/// Whether the `b.len()` bytes at `a` equal `b`. Strings of up to 64 bytes
+/// (most function names and file paths) are compared inline, with two or
+/// four overlapping loads per side (no call, so the caller's loop keeps
+/// its registers); longer ones with `memcmp`.
+///
+/// # Safety
+///
+/// `a..a + b.len()` must be initialised memory readable through `a`.
 #[inline(always)]
-pub(crate) fn tag_of(len: usize) -> u8 {
-    if len < LONG_LEN { len as u8 } else { ESCAPE }
+unsafe fn eq_bytes(a: *const u8, b: &[u8]) -> bool {
+    let n = b.len();
+    let p = b.as_ptr();
+    /// Loads a `T` from `p + at`: an unaligned read of `size_of::<T>()`
+    /// bytes.
+    ///
+    /// # Safety
+    ///
+    /// Those bytes must be initialised and readable through `p`.
+    #[inline(always)]
+    unsafe fn load<T: Copy>(p: *const u8, at: usize) -> T {
+        // SAFETY: the caller's guarantee.
+        unsafe { p.add(at).cast::<T>().read_unaligned() }
+    }
+    /// A mask with bit `i` set where byte `at + i` of `a` and `p` are
+    /// equal, for `i` in `0..16`.
+    ///
+    /// # Safety
+    ///
+    /// 16 bytes from `at` must be initialised and readable through both.
+    #[inline(always)]
+    unsafe fn eq16(a: *const u8, p: *const u8, at: usize) -> u32 {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the caller's guarantee; SSE2 is part of x86-64.
+        unsafe {
+            use core::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
+            let x = _mm_loadu_si128(a.add(at).cast::<__m128i>());
+            let y = _mm_loadu_si128(p.add(at).cast::<__m128i>());
+            // `movemask` sets only the low 16 bits.
+            _mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) as u32
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            if load::<u128>(a, at) == load::<u128>(p, at) {
+                0xFFFF
+            } else {
+                0
+            }
+        }
+    }
+    // SAFETY: every load below reads `size_of::<T>()` bytes starting at
+    // offset 0 or `n - size_of::<T>()` (or 16 and `n - 32`, only when
+    // `n > 32`), and each branch requires `n >= size_of::<T>()`: all within
+    // `0..n` of both sides, initialised
+    // by the caller's guarantee (`a`) and by being a slice (`b`).
+    unsafe {
+        if n >= 16 {
+            if n > 64 {
+                return core::slice::from_raw_parts(a, n) == b;
+            }
+            let mut eq = eq16(a, p, 0) & eq16(a, p, n - 16);
+            if n > 32 {
+                eq &= eq16(a, p, 16) & eq16(a, p, n - 32);
+            }
+            eq == 0xFFFF
+        } else if n >= 8 {
+            let x = (load::<u64>(a, 0) ^ load::<u64>(p, 0))
+                | (load::<u64>(a, n - 8) ^ load::<u64>(p, n - 8));
+            x == 0
+        } else if n >= 4 {
+            let x = (load::<u32>(a, 0) ^ load::<u32>(p, 0))
+                | (load::<u32>(a, n - 4) ^ load::<u32>(p, n - 4));
+            x == 0
+        } else if n > 0 {
+            // 1 to 3 bytes: the first, middle and last byte cover them all.
+            *a == *p && *a.add(n / 2) == *p.add(n / 2) && *a.add(n - 1) == *p.add(n - 1)
+        } else {
+            true
+        }
+    }
+}
+
+/// What [`Arena::probe_short`] found.
+pub(crate) enum Probe<'t, T> {
+    /// The element whose record holds the string.
+    Hit(&'t T),
+    /// No element's record holds the string.
+    Miss,
+    /// The first candidate is another string of the same length: look
+    /// again, comparing every candidate in full.
+    Unsure,
+}
+
+/// The bytes of a long record whose escape byte is just before `q`.
+///
+/// # Safety
+///
+/// `q - 1` must be the start of a long record `push` wrote, readable
+/// through `q`.
+#[cold]
+#[inline(never)]
+unsafe fn long_bytes<'a>(q: *const u8) -> &'a [u8] {
+    // SAFETY: the caller guarantees a whole long record: the 8-byte length
+    // at `q`, then that many initialised bytes.
+    unsafe {
+        let len = u64::from_le_bytes(q.cast::<[u8; 8]>().read_unaligned());
+        core::slice::from_raw_parts(q.add(size_of::<u64>()), len as usize)
+    }
 }
 
 /// One block: a slice of an arena chunk, filled from the front.
@@ -229,10 +333,11 @@ impl<'a> Block<'a> {
     }
 }
 
-/// A block's base address biased by its block number: `base - (block <<
-/// LOCAL_BITS)`, so a record's address is `bases[loc >> LOCAL_BITS] + loc`
-/// with no mask for the offset. Derived from the chunk's pointer with
-/// wrapping arithmetic, which keeps its provenance.
+/// A block's base address biased by its block number and the record's
+/// first byte: `base - (block << LOCAL_BITS) + 1`, so a short string's
+/// bytes are at `bases[loc >> LOCAL_BITS] + loc`, with no mask for the
+/// offset and its length byte just before. Derived from the chunk's
+/// pointer with wrapping arithmetic, which keeps its provenance.
 #[derive(Clone, Copy)]
 struct Base(*const u8);
 
@@ -300,7 +405,8 @@ fn add_block<'a>(blocks: &mut Vec<Block<'a>>, bases: &mut Vec<Base>, block: Bloc
         .base
         .as_ptr()
         .cast_const()
-        .wrapping_sub(blocks.len() << LOCAL_BITS);
+        .wrapping_sub(blocks.len() << LOCAL_BITS)
+        .wrapping_add(1);
     bases.push(Base(biased));
     blocks.push(block);
 }
@@ -341,7 +447,7 @@ impl Arena {
                 blocks_builder: |_| vec![Block::empty()],
             }
             .build(),
-            bases: vec![Base(core::ptr::from_ref(&EMPTY_RECORD))],
+            bases: vec![Base(core::ptr::from_ref(&EMPTY_RECORD).wrapping_add(1))],
             cur: 0,
             chunk_bytes: 0,
             last_chunk: 0,
@@ -377,10 +483,12 @@ impl Arena {
         self.core.borrow_blocks().len()
     }
 
-    /// The address of the record at `loc`, a location `push` returned since
-    /// the last `clear`, or 0 (see the module's safety notes).
+    /// The address just past the first byte of the record at `loc`: the
+    /// string's first byte for a short record. `loc` is a location `push`
+    /// returned since the last `clear`, or 0 (see the module's safety
+    /// notes).
     #[inline(always)]
-    fn record(&self, loc: Loc) -> *const u8 {
+    fn after_tag(&self, loc: Loc) -> *const u8 {
         let block = (loc >> LOCAL_BITS) as usize;
         debug_assert!(
             block < self.bases.len(),
@@ -392,51 +500,102 @@ impl Arena {
         // a compare and a branch (and a panic path that kept lookups from
         // being inlined) from every read.
         let Base(biased) = unsafe { *self.bases.get_unchecked(block) };
-        // `biased + loc` is the block's base plus the record's offset: a
-        // record inside the block. Wrapping arithmetic keeps this safe code
-        // (the callers dereference the result).
+        // `biased + loc` is the block's base plus the record's offset plus
+        // one: inside the block, or one past the static empty record.
+        // Wrapping arithmetic keeps this safe code (the callers dereference
+        // the result).
         biased.wrapping_add(loc as usize)
     }
 
     /// The bytes of the string whose record is at `loc` (see
-    /// [`Arena::record`]).
+    /// [`Arena::after_tag`]).
     #[inline(always)]
     pub(crate) fn bytes(&self, loc: Loc) -> &[u8] {
-        let p = self.record(loc);
-        // SAFETY: `p` is the start of a record `push` wrote (or the static
-        // empty record), and records are never overwritten until `clear`,
-        // after which no old location is used. `push` writes the whole
-        // record (length prefix, then the bytes) before returning its
-        // location, so the prefix and the `len` bytes after it are
-        // initialised, inside the block, and readable through `p`, which
-        // derives from the chunk's allocation.
+        let q = self.after_tag(loc);
+        // SAFETY: `q - 1` is the start of a record `push` wrote (or the
+        // static empty record), and records are never overwritten until
+        // `clear`, after which no old location is used. `push` writes the
+        // whole record (length prefix, then the bytes) before returning
+        // its location, so the prefix and the bytes after it are
+        // initialised, inside the block, and readable through `q`, which
+        // derives from the chunk's allocation (or points one past the
+        // static record, for zero bytes).
         unsafe {
-            let b0 = *p;
-            if b0 != ESCAPE {
-                core::slice::from_raw_parts(p.add(1), usize::from(b0))
-            } else {
-                let len = p.add(1).cast::<[u8; 8]>().read_unaligned();
-                core::slice::from_raw_parts(p.add(LONG_PREFIX), u64::from_le_bytes(len) as usize)
+            let b0 = *q.sub(1);
+            if b0 == ESCAPE {
+                return long_bytes(q);
             }
+            core::slice::from_raw_parts(q, usize::from(b0))
         }
     }
 
-    /// Whether the record at `loc` (see [`Arena::record`]) holds exactly
+    /// Whether the record at `loc` (see [`Arena::after_tag`]) holds exactly
     /// `s`. The record's form is chosen from `s.len()`, so the comparison
     /// never branches on the record's own length byte.
     #[inline(always)]
     pub(crate) fn holds(&self, loc: Loc, s: &[u8]) -> bool {
-        let p = self.record(loc);
         if s.len() < LONG_LEN {
-            // SAFETY: `p` is a record's start (see `bytes`), so its first
-            // byte is initialised. If that byte equals `s.len()` (below
-            // `ESCAPE`), the record is a short one of exactly `s.len()`
-            // bytes, all initialised and inside the block.
+            let q = self.after_tag(loc);
+            // SAFETY: `q - 1` is a record's start (see `bytes`), so its
+            // first byte is initialised. If that byte equals `s.len()`
+            // (below `ESCAPE`), the record is a short one of exactly
+            // `s.len()` bytes from `q`, all initialised and inside the
+            // block.
             unsafe {
-                usize::from(*p) == s.len() && core::slice::from_raw_parts(p.add(1), s.len()) == s
+                usize::from(*q.sub(1)) == s.len() && core::slice::from_raw_parts(q, s.len()) == s
             }
         } else {
             self.holds_long(loc, s)
+        }
+    }
+
+    /// Looks up a string of fewer than [`LONG_LEN`] bytes in `table`,
+    /// whose elements' records are at `loc(element)`.
+    ///
+    /// The probe loop filters candidates by the record's first byte, which
+    /// for a short record is its length: one load and a compare, no call,
+    /// so hashbrown's loop keeps its state in registers. The candidate
+    /// that passes (almost always the only one with this control byte and
+    /// length) is then compared byte for byte, through the address the
+    /// filter read. [`Probe::Unsure`] if that candidate is another string
+    /// (the caller then compares every candidate in full).
+    #[inline(always)]
+    pub(crate) fn probe_short<'t, T>(
+        &self,
+        table: &'t HashTable<T>,
+        hash: u64,
+        s: &[u8],
+        loc: impl Fn(&T) -> Loc,
+    ) -> Probe<'t, T> {
+        debug_assert!(s.len() < LONG_LEN);
+        // Truncation intended: `s.len() < LONG_LEN`.
+        let len = s.len() as u8;
+        let mut bytes: *const u8 = core::ptr::null();
+        let Some(found) = table.find(hash, |e| {
+            let q = self.after_tag(loc(e));
+            // SAFETY: `q - 1` is the start of a record `push` wrote (or the
+            // static empty record), whose first byte is initialised.
+            let matches = unsafe { *q.sub(1) } == len;
+            if matches {
+                bytes = q;
+            }
+            matches
+        }) else {
+            return Probe::Miss;
+        };
+        if bytes.is_null() {
+            // hashbrown returns only an element the filter accepted, which
+            // set `bytes`; this keeps the read below sound regardless.
+            return Probe::Unsure;
+        }
+        // SAFETY: `bytes` is just past the first byte of a record whose
+        // first byte is `s.len()` (below `ESCAPE`): a short record of
+        // exactly `s.len()` initialised bytes from `bytes`, inside its
+        // block (see `bytes`).
+        if unsafe { eq_bytes(bytes, s) } {
+            Probe::Hit(found)
+        } else {
+            Probe::Unsure
         }
     }
 
@@ -448,22 +607,11 @@ impl Arena {
         self.bytes(loc) == s
     }
 
-    /// The first byte of the record at `loc` (see [`Arena::record`]): its
-    /// length if below [`LONG_LEN`], else [`ESCAPE`]. Equal to
-    /// [`tag_of`]`(s.len())` for every record that holds `s`, so it
-    /// filters a lookup's candidates with one load and no call.
-    #[inline(always)]
-    pub(crate) fn tag(&self, loc: Loc) -> u8 {
-        // SAFETY: `record` is the start of a record `push` wrote (or the
-        // static empty record), whose first byte is initialised.
-        unsafe { *self.record(loc) }
-    }
-
     /// The address of the record at `loc`, for a prefetch: reads no
     /// string memory.
     #[inline]
     pub(crate) fn record_addr(&self, loc: Loc) -> *const u8 {
-        self.record(loc)
+        self.after_tag(loc).wrapping_sub(1)
     }
 
     /// The string whose record is at `loc`; see [`Arena::bytes`].

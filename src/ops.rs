@@ -293,9 +293,13 @@ impl<S: BuildHasher> StringTable<S> {
             self.prefetch_group(group);
         }
         for (k, (&(hash, s), out)) in group.iter().zip(ids.iter_mut()).enumerate() {
-            *out = match self.find(hash, s) {
-                Some(id) => id,
-                None => self.insert_new(hash, s).map_err(|e| (k, e))?,
+            *out = if s.is_empty() {
+                StringId::EMPTY
+            } else {
+                match self.find(hash, s) {
+                    Some(id) => id,
+                    None => self.insert_new(hash, s).map_err(|e| (k, e))?,
+                }
             };
         }
         Ok(())
@@ -325,12 +329,17 @@ impl<S: BuildHasher> StringTable<S> {
     }
 
     /// The address of the hash table's control bytes and its bucket mask,
-    /// found from the bucket that holds `""`, id 0, always present
-    /// (hashbrown stores bucket `i` at `ctrl - (i + 1) * size_of::<u64>()`).
+    /// found from the bucket that holds id 1 (hashbrown stores bucket `i`
+    /// at `ctrl - (i + 1) * size_of::<u64>()`).
     fn table_ctrl(&self) -> Option<(*const u8, usize)> {
+        if self.store.len() < 2 {
+            return None;
+        }
         let index = self
             .table
-            .find_bucket_index(self.empty_hash(), |&slot| slot_id(slot) == 0)?;
+            .find_bucket_index(hash_str(&self.hasher, self.store.str_at(1)), |&slot| {
+                slot_id(slot) == 1
+            })?;
         let bucket: *const u64 = self.table.get_bucket(index)?;
         let ctrl = bucket
             .cast::<u8>()

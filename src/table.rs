@@ -9,7 +9,7 @@ use hashbrown::{DefaultHashBuilder, HashTable};
 use crate::arena::{
     Arena, FIRST_CHUNK_CAPACITY, MALLOC_HEADER_SIZE, MAX_CHUNK_CAPACITY, PAGE_SIZE,
 };
-use crate::arena::{Loc, tag_of};
+use crate::arena::{LONG_LEN, Loc, Probe};
 use crate::error::{Error, ErrorKind};
 use crate::id::StringId;
 use crate::iter::Iter;
@@ -21,8 +21,7 @@ use crate::store::Store;
 /// allocator's header (1,020 four-byte locations on 64-bit targets).
 pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / size_of::<Loc>();
 
-/// Strings a new table's hash table holds before it first grows (`""`
-/// included, which is in the hash table like every string): 224, the
+/// Strings a new table's hash table holds before it first grows: 224, the
 /// capacity of 256 buckets (an 8-byte id-and-location slot plus 1 control
 /// byte each, 2,320 bytes), the largest hashbrown table that fits in one
 /// 4 KiB page.
@@ -79,6 +78,13 @@ fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, slot: u64) -> u64 {
     hash_str(hasher, arena.str(slot_loc(slot)))
 }
 
+/// Whether `s` is neither `""` nor long (under [`LONG_LEN`] bytes): one
+/// compare for both.
+#[inline(always)]
+fn is_short(s: &str) -> bool {
+    s.len().wrapping_sub(1) < LONG_LEN - 1
+}
+
 /// The next id-index capacity: 1.25 times the current one, rounded so the
 /// allocation plus the allocator's header is a whole number of pages. A
 /// factor below 2 keeps the unused tail small (an eighth on average);
@@ -124,8 +130,6 @@ pub struct StringTable<S = DefaultHashBuilder> {
     pub(crate) table: HashTable<u64>,
     pub(crate) hasher: S,
     pub(crate) limits: Limits,
-    /// The hash of `""`, so that `clear` can put it back without hashing.
-    empty_hash: u64,
 }
 
 // Profilers hand a finished table to an exporter thread, and several
@@ -328,20 +332,15 @@ impl<S: BuildHasher> Builder<S> {
         // The empty string, at location 0 (the arena's empty block).
         locs.push(0);
         let mut table = HashTable::new();
-        let table_strings = table_strings.max(1);
         table
             .try_reserve(table_strings, |_: &u64| 0)
             .map_err(|_| Error::new(ErrorKind::AllocFailed, table_strings.saturating_mul(9)))?;
-        let empty_hash = hash_str(&hasher, "");
-        let mut out = StringTable {
+        Ok(StringTable {
             store: Store::new(arena, locs),
             table,
             hasher,
             limits,
-            empty_hash,
-        };
-        out.insert_empty();
-        Ok(out)
+        })
     }
 }
 
@@ -492,8 +491,29 @@ impl<S: BuildHasher> StringTable<S> {
     /// ```
     #[inline(always)]
     pub fn try_intern(&mut self, s: &str) -> Result<StringId, Error> {
+        // One test sends both `""` and long strings off the common path.
+        if !is_short(s) {
+            // `""` is a profile's most common string (empty label values
+            // and system names): no hash, no probe.
+            if s.is_empty() {
+                return Ok(StringId::EMPTY);
+            }
+            return self.intern_long(s);
+        }
         let hash = hash_str(&self.hasher, s);
-        match self.find(hash, s) {
+        match self.find_short(hash, s) {
+            Some(id) => Ok(id),
+            None => self.insert_new(hash, s),
+        }
+    }
+
+    /// [`try_intern`](Self::try_intern) of a string of [`LONG_LEN`] bytes
+    /// or more.
+    #[cold]
+    #[inline(never)]
+    fn intern_long(&mut self, s: &str) -> Result<StringId, Error> {
+        let hash = hash_str(&self.hasher, s);
+        match self.find_full(hash, s) {
             Some(id) => Ok(id),
             None => self.insert_new(hash, s),
         }
@@ -513,7 +533,13 @@ impl<S: BuildHasher> StringTable<S> {
     #[inline(always)]
     #[must_use]
     pub fn get(&self, s: &str) -> Option<StringId> {
-        self.find(hash_str(&self.hasher, s), s)
+        if !is_short(s) {
+            if s.is_empty() {
+                return Some(StringId::EMPTY);
+            }
+            return self.find_full(hash_str(&self.hasher, s), s);
+        }
+        self.find_short(hash_str(&self.hasher, s), s)
     }
 
     /// Whether the table holds `s`.
@@ -532,32 +558,36 @@ impl<S: BuildHasher> StringTable<S> {
         self.get(s).is_some()
     }
 
-    /// The id of `s`, whose hash is `hash`, if the table holds it. `""` is
-    /// in the hash table like every other string (at id 0, location 0), so
-    /// it needs no test of its own.
+    /// The id of `s` (not `""`, which is not in the hash table), whose
+    /// hash is `hash`, if the table holds it.
     ///
-    /// The probe loop filters candidates by the record's first byte alone
-    /// (its length, below 255 bytes): a load and a compare, no call, so
-    /// hashbrown's loop keeps its state in registers. The one candidate
-    /// that passes (almost always the only one with this control byte and
-    /// length) is then compared in full; if it is not `s`, a second probe
-    /// compares every candidate in full.
+    /// Strings under 255 bytes (all but a few in a profile) take
+    /// [`Arena::probe_short`]'s path: candidates filtered by their length
+    /// byte, one full comparison.
     #[inline(always)]
     pub(crate) fn find(&self, hash: u64, s: &str) -> Option<StringId> {
+        if s.len() >= LONG_LEN {
+            return self.find_full(hash, s);
+        }
+        self.find_short(hash, s)
+    }
+
+    /// [`find`](Self::find) of a string known to be shorter than
+    /// [`LONG_LEN`] bytes.
+    #[inline(always)]
+    fn find_short(&self, hash: u64, s: &str) -> Option<StringId> {
+        debug_assert!(s.len() < LONG_LEN);
         let arena = &self.store.arena;
-        let tag = tag_of(s.len());
-        let &slot = self
-            .table
-            .find(hash, |&slot| arena.tag(slot_loc(slot)) == tag)?;
-        if arena.holds(slot_loc(slot), s.as_bytes()) {
-            Some(StringId::from_u32(slot_id(slot)))
-        } else {
-            self.find_full(hash, s)
+        match arena.probe_short(&self.table, hash, s.as_bytes(), |&slot| slot_loc(slot)) {
+            Probe::Hit(&slot) => Some(StringId::from_u32(slot_id(slot))),
+            Probe::Miss => None,
+            Probe::Unsure => self.find_full(hash, s),
         }
     }
 
-    /// [`find`](Self::find) comparing every candidate in full: when the
-    /// first candidate with the right length byte is another string.
+    /// [`find`](Self::find) comparing every candidate in full: for long
+    /// strings, and when the first candidate with the right length byte is
+    /// another string.
     #[cold]
     #[inline(never)]
     fn find_full(&self, hash: u64, s: &str) -> Option<StringId> {
@@ -787,7 +817,6 @@ impl<S> StringTable<S> {
         self.table.clear();
         self.store.locs.truncate(1);
         self.store.arena.clear();
-        self.insert_empty();
     }
 
     /// Freezes the table into a [`Resolver`]: drops the hash table first
@@ -809,21 +838,6 @@ impl<S> StringTable<S> {
         let StringTable { store, table, .. } = self;
         drop(table);
         Resolver::new(store)
-    }
-}
-
-impl<S> StringTable<S> {
-    /// The hash of `""`.
-    pub(crate) fn empty_hash(&self) -> u64 {
-        self.empty_hash
-    }
-
-    /// Puts `""` (id 0, location 0) into the empty hash table, whose
-    /// capacity is at least 1: nothing is allocated.
-    fn insert_empty(&mut self) {
-        debug_assert!(self.table.is_empty() && self.table.capacity() > 0);
-        let hash = self.empty_hash;
-        self.table.insert_unique(hash, slot(0, 0), |_| hash);
     }
 }
 

@@ -366,11 +366,11 @@ fn index_growth() {
 }
 
 /// Hash-table growth: the default table's hash table holds
-/// `INITIAL_TABLE_CAPACITY` (224) strings, `""` included, and its index
-/// 1,020 ids, so the 224th string after `""` needs only a bigger hash table.
+/// `INITIAL_TABLE_CAPACITY` (224) strings and its index 1,020 ids, so the
+/// 225th string needs only a bigger hash table.
 fn hash_table_growth() {
     let mut t = Checked::new(StringTable::new());
-    for i in 1..strtab::INITIAL_TABLE_CAPACITY {
+    for i in 0..strtab::INITIAL_TABLE_CAPACITY {
         t.intern(&format!("h{i}"));
     }
     let refused = t.fail_each_allocation("h-next");
@@ -386,7 +386,7 @@ fn hash_table_growth() {
     // The same growth under a budget: hashbrown needs old and new tables
     // at once, so a budget of 4 KiB more is too small.
     let mut t = Checked::new(StringTable::new());
-    for i in 1..strtab::INITIAL_TABLE_CAPACITY {
+    for i in 0..strtab::INITIAL_TABLE_CAPACITY {
         t.intern(&format!("h{i}"));
     }
     let (r, _) = t.try_intern_failing("h-next", Fail::AboveBudget(4 << 10));
@@ -487,7 +487,7 @@ fn byte_budget() {
 /// table is intact and usable after the panic is caught.
 fn intern_panics_and_table_survives() {
     let mut t = Checked::new(StringTable::new());
-    for i in 1..strtab::INITIAL_TABLE_CAPACITY {
+    for i in 0..strtab::INITIAL_TABLE_CAPACITY {
         t.intern(&format!("p{i}"));
     }
     // Refuse only the hash table's growth (5 KiB), so the panic machinery
