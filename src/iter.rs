@@ -60,6 +60,19 @@ impl<'a> Iterator for Iter<'a> {
         self.front = self.front.saturating_add(n).min(self.back);
         self.next()
     }
+
+    /// Walks the remaining locations as a slice: no index bounds check
+    /// per string (`for_each`, `collect` and the pprof encoder use this).
+    #[inline]
+    fn fold<B, F>(self, init: B, mut f: F) -> B
+    where
+        F: FnMut(B, &'a str) -> B,
+    {
+        let store = self.store;
+        store.locs[self.front..self.back]
+            .iter()
+            .fold(init, |acc, &loc| f(acc, store.arena.str(loc)))
+    }
 }
 
 impl DoubleEndedIterator for Iter<'_> {
