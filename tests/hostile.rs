@@ -81,7 +81,7 @@ fn check_all<S: BuildHasher>(table: &StringTable<S>, strings: &[String]) {
 //    bits, 16-wide groups, triangular probing), which counts per intern the
 //    groups probed and the control-byte matches (candidates: each one a read
 //    of a stored string and a byte comparison), plus, as a finer measure,
-//    the candidates whose whole 32-bit hash is equal. These counts are the
+//    the candidates whose whole 64-bit hash is equal. These counts are the
 //    work of the table's lookup loop.
 //
 // With a fixed, unseeded hasher, the crafted set makes every count grow
@@ -146,21 +146,21 @@ fn random_strings(n: usize, len: usize) -> Vec<String> {
         .collect()
 }
 
-/// The 32-bit hash a table uses for `s`: the high half of
-/// `hasher.hash_one(s)` (checked by `each_intern_hashes_once`).
-fn cached_hash<S: BuildHasher>(hasher: &S, s: &str) -> u32 {
-    (hasher.hash_one(s) >> 32) as u32
+/// The hash a table uses for `s`: all 64 bits of `hasher.hash_one(s)`
+/// (checked by `each_intern_hashes_once`).
+fn table_hash<S: BuildHasher>(hasher: &S, s: &str) -> u64 {
+    hasher.hash_one(s)
 }
 
 /// A model of hashbrown's SwissTable as strtab drives it: the table hash
-/// of a 32-bit hash `h` is `h << 32 | h`, so the bucket (h1) is the low
-/// bits of `h` and the control byte (h2) its top 7 bits. Starts at 256
+/// is the string's 64-bit hash `h`, so the bucket (h1) is the low bits of
+/// `h` and the control byte (h2) its top 7 bits. Starts at 256
 /// buckets (`StringTable::new`) and doubles when full (7/8 load).
 struct ProbeModel {
     /// Control bytes: `EMPTY` or h2.
     ctrl: Vec<u8>,
-    /// The 32-bit hash of the string in each full bucket.
-    hashes: Vec<u32>,
+    /// The hash of the string in each full bucket.
+    hashes: Vec<u64>,
     items: usize,
     work: Work,
 }
@@ -177,7 +177,7 @@ struct Work {
     groups: usize,
     /// Control-byte matches: stored strings the table reads and compares.
     candidates: usize,
-    /// Candidates whose whole 32-bit hash is equal (full hash collisions).
+    /// Candidates whose whole 64-bit hash is equal (full hash collisions).
     byte_compares: usize,
 }
 
@@ -215,12 +215,12 @@ impl ProbeModel {
         self.ctrl.len() - 1
     }
 
-    fn h2(h: u32) -> u8 {
-        (h >> 25) as u8
+    fn h2(h: u64) -> u8 {
+        (h >> 57) as u8
     }
 
     /// The probe sequence of `h`: the start of each group loaded.
-    fn probe(&self, h: u32, mut visit: impl FnMut(usize) -> bool) {
+    fn probe(&self, h: u64, mut visit: impl FnMut(usize) -> bool) {
         let mask = self.mask();
         let mut pos = h as usize & mask;
         let mut stride = 0;
@@ -234,7 +234,7 @@ impl ProbeModel {
     }
 
     /// Looks `h` up (a miss: the strings are distinct) and inserts it.
-    fn intern(&mut self, h: u32) {
+    fn intern(&mut self, h: u64) {
         if self.items == self.ctrl.len() / 8 * 7 {
             self.grow();
         }
@@ -267,7 +267,7 @@ impl ProbeModel {
     }
 
     fn grow(&mut self) {
-        let old: Vec<u32> = (0..self.ctrl.len())
+        let old: Vec<u64> = (0..self.ctrl.len())
             .filter(|&b| self.ctrl[b] != EMPTY)
             .map(|b| self.hashes[b])
             .collect();
@@ -290,7 +290,7 @@ impl ProbeModel {
 
 /// Per-intern work at each checkpoint while interning `hashes` in order:
 /// the work of the interns since the previous checkpoint.
-fn work_curve(hashes: &[u32], checkpoints: &[usize]) -> Vec<Work> {
+fn work_curve(hashes: &[u64], checkpoints: &[usize]) -> Vec<Work> {
     let mut model = ProbeModel::new();
     let mut out = Vec::new();
     let mut last = Work::default();
@@ -416,7 +416,7 @@ fn crafted_strings_flood_a_fixed_hasher() {
     let first = Poly31.hash_one(strings[0].as_str());
     assert!(strings.iter().all(|s| Poly31.hash_one(s.as_str()) == first));
 
-    let hashes: Vec<u32> = strings.iter().map(|s| cached_hash(&Poly31, s)).collect();
+    let hashes: Vec<u64> = strings.iter().map(|s| table_hash(&Poly31, s)).collect();
     let n = strings.len();
     let curve = work_curve(&hashes, &[n / 4, n]);
     let (early, late) = (curve[0].per_intern(), curve[1].per_intern());
@@ -453,7 +453,7 @@ fn crafted_strings_flood_a_fixed_hasher() {
 /// The default, randomly seeded hasher: the same crafted strings cost as
 /// much per intern at 128 Ki strings as at 1 Ki, and as much as random
 /// strings of the same length: about one group probed and almost no false
-/// candidates (each one a byte comparison), with full 32-bit hash
+/// candidates (each one a byte comparison), with full 64-bit hash
 /// collisions as rare as chance makes them (about n^2 / 2^33 in all).
 #[test]
 fn default_hasher_resists_crafted_strings() {
@@ -472,9 +472,9 @@ fn default_hasher_resists_crafted_strings() {
     let mut table = StringTable::new();
     let mut curves = Vec::new();
     for strings in [&crafted, &random] {
-        let hashes: Vec<u32> = strings
+        let hashes: Vec<u64> = strings
             .iter()
-            .map(|s| cached_hash(table.hasher(), s))
+            .map(|s| table_hash(table.hasher(), s))
             .collect();
         curves.push(work_curve(&hashes, &checkpoints));
     }
