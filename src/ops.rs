@@ -183,21 +183,8 @@ impl<S: BuildHasher> StringTable<S> {
             }
             return Ok(());
         }
-        let mut done = 0;
-        for (strings, ids) in strings.chunks(GROUP).zip(ids.chunks_mut(GROUP)) {
-            let mut group = [(0u64, ""); GROUP];
-            for (slot, s) in group.iter_mut().zip(strings) {
-                let s = s.as_ref();
-                *slot = (hash_str(&self.hasher, s), s);
-            }
-            self.intern_group(&group[..strings.len()], ids)
-                .map_err(|(i, error)| BatchError {
-                    interned: done + i,
-                    error,
-                })?;
-            done += strings.len();
-        }
-        Ok(())
+        self.intern_pipelined(strings.len(), |i| strings[i].as_ref(), |i, id| ids[i] = id)
+            .map_err(|(interned, error)| BatchError { interned, error })
     }
 
     /// Adds every string of `other` (a table or a resolver) to this table
@@ -261,58 +248,94 @@ impl<S: BuildHasher> StringTable<S> {
         let src = sealed::Sealed::store(other);
         let mut remap = Remap::try_with_capacity(src.len())?;
         remap.push(Some(StringId::EMPTY));
-        let mut ids = [StringId::EMPTY; GROUP];
-        let mut start = 1;
-        while start < src.len() {
-            let end = (start + GROUP).min(src.len());
-            let mut group = [(0u64, ""); GROUP];
-            for (slot, i) in group.iter_mut().zip(start..end) {
-                let s = src.str_at(i);
-                *slot = (hash_str(&self.hasher, s), s);
-            }
-            let n = end - start;
-            self.intern_group(&group[..n], &mut ids[..n])
-                .map_err(|(_, e)| e)?;
-            for &id in &ids[..n] {
-                remap.push(Some(id));
-            }
-            start = end;
-        }
+        // Ids 1.. of `other`, in order: sequential reads of its arena.
+        self.intern_pipelined(
+            src.len() - 1,
+            |i| src.str_at(i + 1),
+            |_, id| remap.push(Some(id)),
+        )
+        .map_err(|(_, e)| e)?;
         Ok(remap)
     }
 
-    /// Interns a group of at most [`GROUP`] pre-hashed strings; on error,
-    /// returns the index in the group that failed.
-    fn intern_group(
+    /// Interns `n` strings, `string(i)` for `i` in `0..n`, in order, and
+    /// hands each id to `out(i, id)`; on error, returns the index that
+    /// failed (every string before it is interned and handed out).
+    ///
+    /// On tables beyond the CPU caches the lookups run as a software
+    /// pipeline over groups of [`GROUP`] strings, three groups deep: while
+    /// group `g` is looked up, the first candidates' strings of group
+    /// `g + 1` (whose slots were loaded one round earlier) and the
+    /// hash-table slots of group `g + 2` (hashed now, which also brings its
+    /// input strings into the cache) are being fetched. Each level of a
+    /// lookup's chain of dependent misses thus overlaps with other
+    /// lookups' misses. Below [`PREFETCH_MIN_BYTES`] it is the plain loop.
+    fn intern_pipelined<'s>(
         &mut self,
-        group: &[(u64, &str)],
-        ids: &mut [StringId],
+        n: usize,
+        string: impl Fn(usize) -> &'s str,
+        mut out: impl FnMut(usize, StringId),
     ) -> Result<(), (usize, Error)> {
-        debug_assert!(group.len() <= GROUP && group.len() == ids.len());
-        if self.memory_usage() >= PREFETCH_MIN_BYTES {
-            self.prefetch_group(group);
+        const DEPTH: usize = 3;
+        let groups = n.div_ceil(GROUP);
+        let mut ring = [[(0u64, ""); GROUP]; DEPTH];
+        let mut lens = [0usize; DEPTH];
+        // Stage 1 of group `g`: hash it and start loading its slots.
+        let stage1 = |this: &Self,
+                      g: usize,
+                      ring: &mut [[(u64, &'s str); GROUP]; DEPTH],
+                      lens: &mut [usize; DEPTH]| {
+            let slot = &mut ring[g % DEPTH];
+            let start = g * GROUP;
+            let len = GROUP.min(n - start);
+            for (k, e) in slot[..len].iter_mut().enumerate() {
+                let s = string(start + k);
+                *e = (hash_str(&this.hasher, s), s);
+            }
+            lens[g % DEPTH] = len;
+            this.prefetch_slots(&slot[..len]);
+        };
+        for g in 0..groups.min(DEPTH - 1) {
+            stage1(self, g, &mut ring, &mut lens);
         }
-        for (k, (&(hash, s), out)) in group.iter().zip(ids.iter_mut()).enumerate() {
-            *out = if s.is_empty() {
-                StringId::EMPTY
-            } else {
-                match self.find(hash, s) {
-                    Some(id) => id,
-                    None => self.insert_new(hash, s).map_err(|e| (k, e))?,
-                }
-            };
+        if groups > 0 {
+            self.prefetch_records(&ring[0][..lens[0]]);
+        }
+        for g in 0..groups {
+            if g + 2 < groups {
+                stage1(self, g + 2, &mut ring, &mut lens);
+            }
+            if g + 1 < groups {
+                let next = (g + 1) % DEPTH;
+                self.prefetch_records(&ring[next][..lens[next]]);
+            }
+            let cur = g % DEPTH;
+            for (k, &(hash, s)) in ring[cur][..lens[cur]].iter().enumerate() {
+                let i = g * GROUP + k;
+                let id = if s.is_empty() {
+                    StringId::EMPTY
+                } else {
+                    match self.find(hash, s) {
+                        Some(id) => id,
+                        None => self.insert_new(hash, s).map_err(|e| (i, e))?,
+                    }
+                };
+                out(i, id);
+            }
         }
         Ok(())
     }
 
-    /// Starts loading everything the lookups of `group` will touch, one
-    /// level of the dependency chain at a time so each level's misses
-    /// overlap: hash-table slots, then the first candidate's string
-    /// (whose location the slot holds). Addresses are computed from hashbrown's layout (ids
-    /// slots stored below the control bytes, probing from `hash & mask`); a wrong
-    /// guess costs only a useless prefetch.
+    /// Starts loading the hash-table control bytes and slots that the
+    /// lookups of `group` start from (hashbrown stores bucket `i` at
+    /// `ctrl - (i + 1) * size_of::<u64>()` and probes from `hash & mask`);
+    /// a wrong guess costs only a useless prefetch. Nothing below
+    /// [`PREFETCH_MIN_BYTES`].
     #[inline(never)]
-    fn prefetch_group(&self, group: &[(u64, &str)]) {
+    fn prefetch_slots(&self, group: &[(u64, &str)]) {
+        if self.memory_usage() < PREFETCH_MIN_BYTES {
+            return;
+        }
         let Some((ctrl, mask)) = self.table_ctrl() else {
             return;
         };
@@ -320,6 +343,16 @@ impl<S: BuildHasher> StringTable<S> {
             let pos = (hash as usize) & mask;
             prefetch(ctrl.wrapping_add(pos));
             prefetch(ctrl.wrapping_sub((pos + 1) * size_of::<u64>()));
+        }
+    }
+
+    /// Starts loading the first candidate's string of each lookup of
+    /// `group` (its location is in the slot, loaded by
+    /// [`prefetch_slots`](Self::prefetch_slots) a round earlier).
+    #[inline(never)]
+    fn prefetch_records(&self, group: &[(u64, &str)]) {
+        if self.memory_usage() < PREFETCH_MIN_BYTES {
+            return;
         }
         for &(hash, _) in group {
             if let Some(&slot) = self.table.iter_hash(hash).next() {
