@@ -344,6 +344,37 @@ impl Arena {
         }
     }
 
+    /// The string of the record at `p`, an address [`Arena::record_addr`]
+    /// returned, read without the arena: for readers that hold no borrow
+    /// of the arena (the shared table's lock-free `resolve`).
+    ///
+    /// # Safety
+    ///
+    /// `p` must be `record_addr(loc)` for a `loc` that `push` returned and
+    /// that is not location 0; that record must stay allocated and
+    /// unchanged for `'a` (no `clear`, the arena not dropped), and its
+    /// bytes must have been written before this read (a happens-before
+    /// edge, such as a Release store of `p` read with Acquire, when `p`
+    /// crosses threads).
+    #[inline]
+    pub(crate) unsafe fn record_str<'a>(p: *const u8) -> &'a str {
+        // SAFETY: `p` is the start of a complete record (the caller's
+        // contract), readable through `p`, which `record_addr` derived from
+        // the block's slice.
+        let (len, start) = unsafe {
+            let b0 = *p;
+            if b0 < 0x80 {
+                (usize::from(b0), 1)
+            } else {
+                read_long_len(p)
+            }
+        };
+        // SAFETY: the `len` bytes after the prefix belong to the record,
+        // were copied there from a `&str` (valid UTF-8), and stay unchanged
+        // for `'a` (the caller's contract).
+        unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(p.add(start), len)) }
+    }
+
     /// The string whose record is at `loc`; see [`Arena::bytes`].
     #[inline]
     pub(crate) fn str(&self, loc: Loc) -> &str {

@@ -140,6 +140,8 @@ pub mod pprof;
 mod prefetch;
 mod remap;
 mod resolver;
+#[allow(unsafe_code)]
+mod shared;
 mod store;
 mod table;
 
@@ -154,6 +156,7 @@ pub use limits::Limits;
 pub use ops::{BatchError, MergeSource};
 pub use remap::{IdSet, Remap};
 pub use resolver::Resolver;
+pub use shared::{DEFAULT_SHARDS, SharedBuilder, SharedStringTable};
 pub use table::{Builder, INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, StringTable};
 
 #[doc = include_str!("../README.md")]
