@@ -8,6 +8,7 @@
 //! atomics switch).
 
 mod frozen;
+mod hints;
 mod index;
 mod shard;
 mod sync;
@@ -20,6 +21,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use hashbrown::DefaultHashBuilder;
 
 pub(crate) use frozen::Frozen;
+use hints::{Hints, level_bytes};
 use index::{Index, segment_bytes};
 use shard::{Shard, hash_of, rehash, slot};
 
@@ -29,8 +31,12 @@ use crate::id::StringId;
 use crate::limits::Limits;
 use crate::resolver::Resolver;
 
-/// Shards of a table built without [`SharedBuilder::shards`].
-pub const DEFAULT_SHARDS: usize = 64;
+/// Shards per core of a table built without [`SharedBuilder::shards`]:
+/// see [`SharedStringTable::default_shards`].
+const SHARDS_PER_CORE: usize = 4;
+/// Fewest and most shards of a table built without
+/// [`SharedBuilder::shards`].
+const DEFAULT_SHARDS_RANGE: (usize, usize) = (8, 256);
 
 /// Most shards a table can have.
 const MAX_SHARDS: usize = 1024;
@@ -82,8 +88,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///
 /// # Design
 ///
-/// - **Shards.** A string's hash selects one of [`DEFAULT_SHARDS`] shards
-///   (a power of two, see [`SharedBuilder::shards`]); each is a `Mutex`
+/// - **Shards.** A string's hash selects one of a power of two of shards
+///   ([`default_shards`](Self::default_shards), or
+///   [`SharedBuilder::shards`]); each is a `Mutex`
 ///   around a bumpalo arena and a hashbrown table of slots (id and arena
 ///   location, as in `StringTable`). Interning locks only that shard, so
 ///   threads interning different strings rarely wait for each other, and
@@ -143,6 +150,8 @@ pub struct SharedStringTable<S = DefaultHashBuilder> {
     /// `shards.len() - 1`.
     shard_mask: usize,
     index: Index,
+    /// The lock-free hit path: hash -> id hints, checked against the index.
+    hints: Hints,
     /// Heap bytes held, [`memory_usage`](Self::memory_usage); changed only
     /// under `grow`.
     memory: AtomicUsize,
@@ -186,7 +195,7 @@ impl SharedBuilder {
     fn new() -> SharedBuilder {
         SharedBuilder {
             limits: Limits::new(),
-            shards: DEFAULT_SHARDS,
+            shards: SharedStringTable::default_shards(),
             hasher: DefaultHashBuilder::default(),
         }
     }
@@ -306,6 +315,7 @@ impl<S: BuildHasher> SharedBuilder<S> {
             shards,
             shard_mask: n - 1,
             index: Index::new(),
+            hints: Hints::new(),
             memory: AtomicUsize::new(memory),
             grow: Mutex::new(()),
             hasher: self.hasher,
@@ -315,7 +325,8 @@ impl<S: BuildHasher> SharedBuilder<S> {
 }
 
 impl SharedStringTable {
-    /// An empty table (holding only `""`) with [`DEFAULT_SHARDS`] shards
+    /// An empty table (holding only `""`) with
+    /// [`default_shards`](Self::default_shards) shards
     /// and the default, randomly seeded hasher.
     ///
     /// # Panics
@@ -357,6 +368,34 @@ impl SharedStringTable {
         SharedBuilder::new().limits(limits).build()
     }
 
+    /// The shard count of a table built without [`SharedBuilder::shards`]:
+    /// four per core ([`std::thread::available_parallelism`]) rounded up
+    /// to a power of two, between 8 and 256 (8 on a 2-core machine).
+    ///
+    /// Four shards per thread keep two threads on the same shard lock
+    /// rare; more would cost memory: each shard has its own arena, whose
+    /// chunks double until 256 KiB, so a table of many small shards leaves
+    /// more unused chunk tails (see the measurements in the
+    /// [type docs](SharedStringTable#measured)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let n = strtab::SharedStringTable::default_shards();
+    /// assert!(n.is_power_of_two() && (8..=256).contains(&n));
+    /// ```
+    #[must_use]
+    pub fn default_shards() -> usize {
+        static SHARDS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        *SHARDS.get_or_init(|| {
+            let cores = std::thread::available_parallelism().map_or(1, usize::from);
+            let (min, max) = DEFAULT_SHARDS_RANGE;
+            (cores * SHARDS_PER_CORE)
+                .next_power_of_two()
+                .clamp(min, max)
+        })
+    }
+
     /// A [`SharedBuilder`] to set limits, the hasher and the shard count.
     ///
     /// # Examples
@@ -371,7 +410,8 @@ impl SharedStringTable {
 }
 
 impl<S: BuildHasher> SharedStringTable<S> {
-    /// An empty table with hasher `hasher` and [`DEFAULT_SHARDS`] shards.
+    /// An empty table with hasher `hasher` and
+    /// [`default_shards`](SharedStringTable::default_shards) shards.
     ///
     /// # Panics
     ///
@@ -454,11 +494,30 @@ impl<S: BuildHasher> SharedStringTable<S> {
             return Ok(StringId::EMPTY);
         }
         let (hash, bits) = hash_of(&self.hasher, s);
+        if let Some(id) = self.hinted(hash, bits, s) {
+            return Ok(id);
+        }
         let mut shard = lock(&self.shards[bits & self.shard_mask].0);
         if let Some(id) = shard.find(hash, s) {
+            drop(shard);
+            self.hints.put(hash, bits, id);
             return Ok(StringId::from_u32(id));
         }
-        self.insert_new(&mut shard, hash, s)
+        let id = self.insert_new(&mut shard, hash, s)?;
+        drop(shard);
+        self.hints.put(hash, bits, id.to_u32());
+        if let Some(k) = self.hints.wants_level(self.len()) {
+            self.grow_hints(k);
+        }
+        Ok(id)
+    }
+
+    /// The id of `s` from the hint cache, checked against the string it
+    /// resolves to: no lock, no write.
+    #[inline]
+    fn hinted(&self, hash: u64, bits: usize, s: &str) -> Option<StringId> {
+        let id = self.hints.get(hash, bits)?;
+        (resolve(&self.index, id as usize)? == s).then(|| StringId::from_u32(id))
     }
 
     /// The id of `s` if the table holds it. Never inserts.
@@ -478,6 +537,9 @@ impl<S: BuildHasher> SharedStringTable<S> {
             return Some(StringId::EMPTY);
         }
         let (hash, bits) = hash_of(&self.hasher, s);
+        if let Some(id) = self.hinted(hash, bits, s) {
+            return Some(id);
+        }
         let shard = lock(&self.shards[bits & self.shard_mask].0);
         shard.find(hash, s).map(StringId::from_u32)
     }
@@ -541,6 +603,21 @@ impl<S: BuildHasher> SharedStringTable<S> {
             }),
             Err(e) => Err(e),
         }
+    }
+
+    /// Adds hint-cache level `k` if no other thread has, when the byte
+    /// limit allows; never fails (the cache only speeds up hits).
+    #[cold]
+    fn grow_hints(&self, k: usize) {
+        let _ = self.grow(|budget| {
+            if self.hints.wants_level(self.len()) != Some(k) || level_bytes(k) > budget {
+                return (Ok(()), 0);
+            }
+            match self.hints.install(k) {
+                Ok(()) => (Ok(()), level_bytes(k)),
+                Err(e) => (Err(e), 0),
+            }
+        });
     }
 
     /// Installs index segment `k` if no other thread has.
@@ -674,7 +751,8 @@ impl<S> SharedStringTable<S> {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(strtab::SharedStringTable::new().shards(), strtab::DEFAULT_SHARDS);
+    /// let table = strtab::SharedStringTable::new();
+    /// assert_eq!(table.shards(), strtab::SharedStringTable::default_shards());
     /// ```
     #[must_use]
     pub fn shards(&self) -> usize {
@@ -777,7 +855,8 @@ mod tests {
                 .iter()
                 .map(|s| lock(&s.0).heap_bytes())
                 .sum::<usize>()
-            + table.index.heap_bytes();
+            + table.index.heap_bytes()
+            + table.hints.heap_bytes();
         assert_eq!(table.memory_usage(), counted);
     }
 }
