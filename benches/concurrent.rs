@@ -19,6 +19,14 @@
 //!   concurrent `sync` form).
 //!
 //! Throughput: `t`M elements. `benches/README.md` has the results.
+//!
+//! Clock: wall time from the start until the last thread is done; with
+//! `STRTAB_CPU_TIME=1`, the CPU time of the slowest thread instead (from
+//! `/proc/thread-self/schedstat`, Linux), which leaves out the time the
+//! threads spent descheduled: on a machine shared with other work, the
+//! figure closer to what the code costs. Either way the time includes
+//! what contention costs while running (lock-word and cache-line
+//! transfers, spinning), not time asleep on a futex.
 
 use std::hint::black_box;
 use std::sync::Mutex;
@@ -31,8 +39,46 @@ mod setup;
 
 use setup::Fold;
 
+/// Whether to report CPU time (`STRTAB_CPU_TIME=1`) instead of wall time.
+fn cpu_clock() -> bool {
+    std::env::var_os("STRTAB_CPU_TIME").is_some_and(|v| v != "0")
+}
+
+/// CPU time the calling thread has run (Linux; zero elsewhere).
+fn thread_cpu() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .map_or(Duration::ZERO, Duration::from_nanos)
+}
+
+/// A clock for one thread's work: CPU time or wall time.
+#[derive(Clone, Copy)]
+enum Start {
+    Cpu(Duration),
+    Wall(Instant),
+}
+
+impl Start {
+    fn now() -> Start {
+        if cpu_clock() {
+            Start::Cpu(thread_cpu())
+        } else {
+            Start::Wall(Instant::now())
+        }
+    }
+
+    fn elapsed(self) -> Duration {
+        match self {
+            Start::Cpu(c) => thread_cpu() - c,
+            Start::Wall(w) => w.elapsed(),
+        }
+    }
+}
+
 /// Times `iters` runs of `run` on a fresh table from `make`, one thread
-/// per stream, excluding construction and drop.
+/// per stream, excluding construction and drop: wall time until the last
+/// thread is done, or the slowest thread's CPU time.
 fn timed<T: Sync>(
     iters: u64,
     streams: &[Vec<&str>],
@@ -43,13 +89,25 @@ fn timed<T: Sync>(
     for _ in 0..iters {
         let table = make();
         let start = Instant::now();
-        std::thread::scope(|scope| {
-            for stream in streams {
-                let (table, run) = (&table, &run);
-                scope.spawn(move || run(table, stream));
-            }
+        let slowest = std::thread::scope(|scope| {
+            let workers: Vec<_> = streams
+                .iter()
+                .map(|stream| {
+                    let (table, run) = (&table, &run);
+                    scope.spawn(move || {
+                        let t = Start::now();
+                        run(table, stream);
+                        t.elapsed()
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).max()
         });
-        total += start.elapsed();
+        total += if cpu_clock() {
+            slowest.unwrap_or_default()
+        } else {
+            start.elapsed()
+        };
         drop(black_box(table));
     }
     total
@@ -61,7 +119,7 @@ fn concurrent(g: &mut BenchmarkGroup<'_, WallTime>, streams: &[Vec<&str>]) {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
                 let mut table = strtab::StringTable::new();
-                let start = Instant::now();
+                let start = Start::now();
                 for s in streams.iter().flatten() {
                     black_box(table.intern(s));
                 }
@@ -103,28 +161,35 @@ fn concurrent(g: &mut BenchmarkGroup<'_, WallTime>, streams: &[Vec<&str>]) {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
-                let start = Instant::now();
-                let tables: Vec<strtab::StringTable> = std::thread::scope(|scope| {
-                    let workers: Vec<_> = streams
-                        .iter()
-                        .map(|stream| {
-                            scope.spawn(move || {
-                                let mut t = strtab::StringTable::new();
-                                for s in stream {
-                                    black_box(t.intern(s));
-                                }
-                                t
+                let wall = Instant::now();
+                let (tables, times): (Vec<strtab::StringTable>, Vec<Duration>) =
+                    std::thread::scope(|scope| {
+                        let workers: Vec<_> = streams
+                            .iter()
+                            .map(|stream| {
+                                scope.spawn(move || {
+                                    let start = Start::now();
+                                    let mut t = strtab::StringTable::new();
+                                    for s in stream {
+                                        black_box(t.intern(s));
+                                    }
+                                    (t, start.elapsed())
+                                })
                             })
-                        })
-                        .collect();
-                    workers.into_iter().map(|w| w.join().unwrap()).collect()
-                });
+                            .collect();
+                        workers.into_iter().map(|w| w.join().unwrap()).unzip()
+                    });
+                let merging = Start::now();
                 let mut tables = tables.into_iter();
                 let mut merged = tables.next().unwrap();
                 for t in tables {
                     black_box(merged.merge(&t));
                 }
-                total += start.elapsed();
+                total += if cpu_clock() {
+                    times.into_iter().max().unwrap_or_default() + merging.elapsed()
+                } else {
+                    wall.elapsed()
+                };
                 drop(black_box(merged));
             }
             total

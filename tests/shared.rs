@@ -423,9 +423,8 @@ fn huge_string() {
 #[test]
 #[should_panic(expected = "string table is full")]
 fn intern_panics_with_the_error() {
-    if skip() {
-        return;
-    }
+    // Fails before storing anything: no borrow-model question, so not
+    // skipped (`skip` returning would fail `should_panic`).
     let table = SharedStringTable::with_limits(Limits::new().max_strings(1));
     table.intern("a");
 }

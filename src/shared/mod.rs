@@ -89,12 +89,21 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// # Design
 ///
 /// - **Shards.** A string's hash selects one of a power of two of shards
-///   ([`default_shards`](Self::default_shards), or
-///   [`SharedBuilder::shards`]); each is a `Mutex`
-///   around a bumpalo arena and a hashbrown table of slots (id and arena
-///   location, as in `StringTable`). Interning locks only that shard, so
-///   threads interning different strings rarely wait for each other, and
-///   a hit costs one uncontended lock more than a `StringTable` hit.
+///   ([`default_shards`](Self::default_shards): four per core, or
+///   [`SharedBuilder::shards`]); each is a `Mutex` around a bumpalo arena
+///   and a hashbrown table of slots (id and arena location, as in
+///   `StringTable`). Inserting locks only that shard, so threads
+///   inserting different strings rarely wait for each other.
+/// - **A lock-free hit path.** A lock, even one no other thread holds, is a
+///   write to its cache line, and with several threads interning the same
+///   hot strings that line moves between cores on most hits, whatever the
+///   shard count. So a hit first reads a hint: a two-way, direct-mapped
+///   cache from the hash to an id (8 bytes an entry, growing with the
+///   table to 64Ki entries), checked by resolving the id and comparing the
+///   bytes. A hint that is missing or stale only sends the lookup on to
+///   the shard's hash table, which stays the authority; the lookups there
+///   refresh the hints. A hit on a hinted string takes no lock and writes
+///   nothing.
 /// - **A lock-free id index.** Ids come from one global counter, and the
 ///   id-to-record index is a list of segments of doubling size, allocated
 ///   on demand and never moved, whose entries hold the address of each
@@ -106,20 +115,45 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   compare-and-swap that succeeds only while the string limit allows and
 ///   the id's index segment exists), then does everything that can fail,
 ///   and only then takes the next id; a failure gives the reservation
-///   back. So ids stay dense whatever fails.
+///   back. So ids stay dense whatever fails. The protocol is model-checked
+///   with loom (`src/shared/index.rs`, `.ci/loom.sh`).
 /// - **Global limits.** Every allocation the table makes (arena chunks,
-///   hash-table growth, index segments) is decided under one growth lock
-///   against the table-wide byte count, so [`Limits`] hold across shards.
-///   Growth is rare (chunks and tables double), so the lock is seldom
-///   taken.
+///   hash-table growth, index segments, hint levels) is decided under one
+///   growth lock against the table-wide byte count, so [`Limits`] hold
+///   across shards. Growth is rare (chunks and tables double), so the lock
+///   is seldom taken; a push that fits its shard's current block never
+///   takes it.
+///
+/// # Measured
+///
+/// On the concurrent benchmark (`benches/concurrent.rs`: each thread its
+/// own skewed profiler stream of 1M interns, 10% misses, over the same
+/// 100k strings), on a 2-vCPU machine shared with other work (so noisy;
+/// see `benches/README.md` for the side-by-side run):
+///
+/// | variant (2 threads unless noted) | vs one thread doing all interns with `StringTable` |
+/// |---|---:|
+/// | shard `Mutex` on every lookup, 1 thread | 0.5-0.8x throughput |
+/// | shard `Mutex` on every lookup | 1.1-1.7x |
+/// | hint cache (this type), 1 thread | 0.89-0.91x |
+/// | hint cache (this type) | 1.86-1.99x |
+///
+/// (CPU time of the slowest thread, best of 5; `RwLock` shards would not
+/// help: a read lock writes its line too.) Memory per string with two
+/// threads (`examples/shared_memory.rs`, 100k strings): `StringTable` 19.7
+/// bytes beyond the strings' own, this type 33.8 at 8 shards (the default
+/// on 2 cores), 45.7 at 64, 98.6 at 256: every shard's arena doubles its
+/// chunks on its own, so many small shards leave many half-empty chunk
+/// tails; that, not lock contention, is what limits the shard count.
 ///
 /// # Memory
 ///
 /// Per string, as `StringTable`'s, plus 4 bytes in the index (an 8-byte
-/// address instead of a 4-byte location) and the unused half of the
-/// newest index segment at worst. Shards take no memory until their first
-/// string; then each has its own arena chunk (16 KiB) and hash table.
-/// [`memory_usage`](Self::memory_usage) counts all of it.
+/// address instead of a 4-byte location, and up to half of the newest
+/// index segment unused), the hint cache (at most 680 KiB in all), and the
+/// unused tails of each shard's arena chunks. Shards take no memory until
+/// their first string; then each has its own arena chunk (16 KiB) and hash
+/// table. [`memory_usage`](Self::memory_usage) counts all of it.
 ///
 /// # Examples
 ///
