@@ -24,7 +24,7 @@ cargo fuzz --version
 # -max_len per target: table_ops inputs are operation lists; pprof_decode's
 # 16 KiB bound keeps a gzip bomb (about 1,000x) plus decoding (up to 36x)
 # under the RSS limit.
-declare -A max_len=([table_ops]=4096 [pprof_decode]=16384)
+declare -A max_len=([table_ops]=4096 [shared_ops]=4096 [pprof_decode]=16384)
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
     mapfile -t targets < <(cargo +nightly fuzz list)

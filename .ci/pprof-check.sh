@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Checks the pprof examples with a real pprof reader (Go's `go tool pprof`):
-# both examples' outputs must be readable (-raw and -top), and the
+# both examples' outputs must be readable (-raw and -top), the profile
+# written by four sampler threads through a SharedStringTable too (with
+# all 100,000 samples), and the
 # rewritten WordPress fixture must print the same -raw profile (samples,
 # locations, functions, mappings, labels) as the original.
 #
@@ -37,6 +39,25 @@ pprof -raw "$work/profile.pb.gz" >"$work/profile.raw"
 pprof -top "$work/profile.pb.gz" >"$work/profile.top"
 head -n 12 "$work/profile.top"
 test "$(samples_section "$work/profile.raw" | wc -l)" -gt 1000
+
+echo "== examples/pprof --threads 4 (SharedStringTable)"
+"$examples/pprof" --threads 4 "$work/shared.pb.gz"
+pprof -raw "$work/shared.pb.gz" >"$work/shared.raw"
+pprof -top "$work/shared.pb.gz" >"$work/shared.top"
+head -n 12 "$work/shared.top"
+test "$(samples_section "$work/shared.raw" | wc -l)" -gt 1000
+pprof -sample_index=samples -top "$work/shared.pb.gz" >"$work/shared.samples.top"
+grep -q " of 100000 total" "$work/shared.samples.top" || {
+    head -n 6 "$work/shared.samples.top" >&2
+    echo "pprof-check: FAIL: the shared-table profile does not hold all 100000 samples" >&2
+    exit 1
+}
+"$examples/pprof_rewrite" "$work/shared.pb.gz" "$work/shared2.pb.gz"
+pprof -raw "$work/shared2.pb.gz" >"$work/shared2.raw"
+cmp -s "$work/shared.raw" "$work/shared2.raw" || {
+    echo "pprof-check: FAIL: rewriting the shared-table profile changed its -raw output" >&2
+    exit 1
+}
 
 echo "== examples/pprof_rewrite on tests/data/wordpress.pprof"
 "$examples/pprof_rewrite" tests/data/wordpress.pprof "$work/wordpress.pb.gz"

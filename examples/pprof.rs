@@ -1,7 +1,7 @@
 //! Simulates a profiler and writes a gzip-compressed pprof profile.
 //!
 //! ```text
-//! cargo run --release --example pprof [-- OUT]
+//! cargo run --release --example pprof [-- [--threads N] OUT]
 //! ```
 //!
 //! A generated native service (a few thousand functions, Rust over a C++
@@ -10,6 +10,10 @@
 //! [`strtab::StringTable::intern`] as the profiler sees it; the profile is
 //! encoded with prost, its `string_table` appended straight from the table
 //! in id order, and gzipped to OUT (default `profile.pb.gz`).
+//!
+//! With `--threads N`, N profiler threads sample at once (each its share
+//! of the stacks) and intern into one [`strtab::SharedStringTable`]; the
+//! profile is written from its `into_resolver`, the same way.
 
 #[allow(dead_code)] // uses the writing half only
 pub mod common;
@@ -18,35 +22,95 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use common::proto::Profile;
 use common::workload::{self, Config};
 use common::{human_bytes, thousands};
 
+/// What the simulation left for export.
+struct Run {
+    profile: Profile,
+    resolver: strtab::Resolver,
+    calls: u64,
+    samples: usize,
+    functions: usize,
+    samplers: usize,
+    table: &'static str,
+}
+
+const USAGE: &str = "usage: pprof [--threads N] [OUT]   (default OUT: profile.pb.gz)";
+
 fn main() -> ExitCode {
-    let mut args = std::env::args_os().skip(1);
-    let out = PathBuf::from(args.next().unwrap_or_else(|| "profile.pb.gz".into()));
-    if args.next().is_some() {
-        eprintln!("usage: pprof [OUT]   (default OUT: profile.pb.gz)");
-        return ExitCode::from(2);
+    let mut out = None;
+    let mut threads = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--threads" {
+            match args.next().and_then(|n| n.parse::<usize>().ok()) {
+                Some(n) if n > 0 => threads = Some(n),
+                _ => {
+                    eprintln!("{USAGE}");
+                    return ExitCode::from(2);
+                }
+            }
+        } else if out.is_none() && !arg.starts_with("--") {
+            out = Some(PathBuf::from(arg));
+        } else {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
     }
+    let out = out.unwrap_or_else(|| PathBuf::from("profile.pb.gz"));
 
     let start = Instant::now();
     let config = Config::FULL;
-    let sim = workload::simulate(&config);
+    // Either way: the profile, the frozen table, and the intern counts.
+    let (sim, table_memory, strings, hits) = match threads {
+        None => {
+            let sim = workload::simulate(&config);
+            let memory = sim.table.memory_usage();
+            let (strings, hits) = (sim.table.len(), sim.intern_hits());
+            let resolver = sim.table.into_resolver();
+            let run = Run {
+                profile: sim.profile,
+                resolver,
+                calls: sim.intern_calls,
+                samples: sim.samples_taken,
+                functions: sim.program_functions,
+                samplers: 1,
+                table: "StringTable",
+            };
+            (run, memory, strings, hits)
+        }
+        Some(n) => {
+            let sim = workload::simulate_shared(&config, n);
+            let memory = sim.table.memory_usage();
+            let (strings, hits) = (sim.table.len(), sim.intern_hits());
+            // Export: freeze the shared table (dropping its hash tables)
+            // and encode its strings in id order.
+            let resolver = sim.table.into_resolver();
+            let run = Run {
+                profile: sim.profile,
+                resolver,
+                calls: sim.intern_calls,
+                samples: sim.samples_taken,
+                functions: sim.program_functions,
+                samplers: n,
+                table: "SharedStringTable",
+            };
+            (run, memory, strings, hits)
+        }
+    };
     let simulated = start.elapsed();
-
-    let hits = sim.intern_hits();
-    let calls = sim.intern_calls;
-    let strings = sim.table.len();
-    let table_memory = sim.table.memory_usage();
-    let profile = sim.profile;
-    // Export: freeze the table (dropping its hash table) and encode its
-    // strings in id order.
-    let resolver = sim.table.into_resolver();
+    let Run {
+        profile,
+        resolver,
+        calls,
+        ..
+    } = &sim;
     let string_bytes: usize = resolver.iter().map(str::len).sum();
     let t = Instant::now();
-    let encoded = common::encode(&profile, resolver.iter());
+    let encoded = common::encode(profile, resolver.iter());
     let encoding = t.elapsed();
-    drop(resolver);
 
     let t = Instant::now();
     let written = match common::write_gzip_atomically(&out, &encoded) {
@@ -61,8 +125,12 @@ fn main() -> ExitCode {
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     println!(
         "simulated acme-checkout: {} samples over 16 threads, {} functions in the program",
-        thousands(sim.samples_taken as u64),
-        thousands(sim.program_functions as u64),
+        thousands(sim.samples as u64),
+        thousands(sim.functions as u64),
+    );
+    println!(
+        "  profiler        {:>9}  sampler thread(s) interning into one {}",
+        sim.samplers, sim.table
     );
     println!(
         "  pprof samples   {:>9}  (identical stacks and labels merged)",
@@ -83,8 +151,8 @@ fn main() -> ExitCode {
     );
     println!(
         "  intern calls    {:>9}  ({:.2}% hits)",
-        thousands(calls),
-        hits as f64 * 100.0 / calls as f64
+        thousands(*calls),
+        hits as f64 * 100.0 / *calls as f64
     );
     println!("  table memory    {:>9}", human_bytes(table_memory as u64));
     println!(

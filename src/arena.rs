@@ -614,6 +614,38 @@ impl Arena {
         self.after_tag(loc).wrapping_sub(1)
     }
 
+    /// The string of the record at `p`, an address [`Arena::record_addr`]
+    /// returned, read without the arena: for readers that hold no borrow
+    /// of the arena (the shared table's lock-free `resolve`).
+    ///
+    /// # Safety
+    ///
+    /// `p` must be `record_addr(loc)` for a `loc` that `push` returned and
+    /// that is not location 0; that record must stay allocated and
+    /// unchanged for `'a` (no `clear`, the arena not dropped), and its
+    /// bytes must have been written before this read (a happens-before
+    /// edge, such as a Release store of `p` read with Acquire, when `p`
+    /// crosses threads).
+    #[inline]
+    pub(crate) unsafe fn record_str<'a>(p: *const u8) -> &'a str {
+        // SAFETY: `p` is the start of a complete record (the caller's
+        // contract), readable through `p`, which `record_addr` derived from
+        // the block's allocation; its first byte is the short length or
+        // the long form's escape.
+        let bytes = unsafe {
+            let q = p.add(1);
+            let b0 = *p;
+            if b0 == ESCAPE {
+                long_bytes(q)
+            } else {
+                core::slice::from_raw_parts(q, usize::from(b0))
+            }
+        };
+        // SAFETY: those bytes were copied there from a `&str` (valid UTF-8)
+        // and stay unchanged for `'a` (the caller's contract).
+        unsafe { core::str::from_utf8_unchecked(bytes) }
+    }
+
     /// The string whose record is at `loc`; see [`Arena::bytes`].
     #[inline(always)]
     pub(crate) fn str(&self, loc: Loc) -> &str {

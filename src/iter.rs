@@ -2,7 +2,37 @@
 
 use core::iter::FusedIterator;
 
+use crate::shared::Frozen;
 use crate::store::Store;
+
+/// The strings a table or resolver holds, in id order: a [`Store`] (one
+/// arena and its index) or a frozen shared table (one arena per shard
+/// and the lock-free index).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Strings<'a> {
+    Table(&'a Store),
+    Shared(&'a Frozen),
+}
+
+impl<'a> Strings<'a> {
+    /// Number of strings, `""` included.
+    #[inline]
+    pub(crate) fn len(self) -> usize {
+        match self {
+            Strings::Table(store) => store.len(),
+            Strings::Shared(frozen) => frozen.len(),
+        }
+    }
+
+    /// The string of index `i`; panics if `i >= len()`.
+    #[inline]
+    pub(crate) fn str_at(self, i: usize) -> &'a str {
+        match self {
+            Strings::Table(store) => store.str_at(i),
+            Strings::Shared(frozen) => frozen.str_at(i),
+        }
+    }
+}
 
 /// The strings of a table in id order, `""` first. Made by
 /// [`StringTable::iter`](crate::StringTable::iter) and
@@ -21,13 +51,17 @@ use crate::store::Store;
 /// ```
 #[derive(Clone)]
 pub struct Iter<'a> {
-    store: &'a Store,
+    store: Strings<'a>,
     front: usize,
     back: usize,
 }
 
 impl<'a> Iter<'a> {
     pub(crate) fn new(store: &'a Store) -> Iter<'a> {
+        Iter::of(Strings::Table(store))
+    }
+
+    pub(crate) fn of(store: Strings<'a>) -> Iter<'a> {
         Iter {
             store,
             front: 0,
@@ -68,10 +102,14 @@ impl<'a> Iterator for Iter<'a> {
     where
         F: FnMut(B, &'a str) -> B,
     {
-        let store = self.store;
-        store.locs[self.front..self.back]
-            .iter()
-            .fold(init, |acc, &loc| f(acc, store.arena.str(loc)))
+        match self.store {
+            Strings::Table(store) => store.locs[self.front..self.back]
+                .iter()
+                .fold(init, |acc, &loc| f(acc, store.arena.str(loc))),
+            Strings::Shared(frozen) => {
+                (self.front..self.back).fold(init, |acc, i| f(acc, frozen.str_at(i)))
+            }
+        }
     }
 }
 

@@ -33,6 +33,44 @@
 //! [`clear`](StringTable::clear)s it to reuse its memory for the next
 //! profile.
 //!
+//! # Many threads: `SharedStringTable`
+//!
+//! Profilers sample from many threads. [`SharedStringTable`] is the table
+//! they can all intern into at once, through `&self`: one id per string
+//! whichever threads intern it, ids dense and in insertion order (`""` at
+//! 0), so [`into_resolver`](SharedStringTable::into_resolver) gives the
+//! same [`Resolver`] as a `StringTable` and the pprof path is unchanged.
+//!
+//! ```
+//! use strtab::SharedStringTable;
+//!
+//! let table = SharedStringTable::new();
+//! std::thread::scope(|scope| {
+//!     for thread in 0..4 {
+//!         let table = &table;
+//!         scope.spawn(move || {
+//!             for frame in ["main", "run", "poll"] {
+//!                 let id = table.intern(frame);
+//!                 assert_eq!(table.resolve(id), Some(frame));
+//!             }
+//!             table.intern(&format!("thread-{thread}"));
+//!         });
+//!     }
+//! });
+//! assert_eq!(table.len(), 1 + 3 + 4);
+//! let resolver = table.into_resolver();
+//! let mut out = Vec::new();
+//! strtab::pprof::write_string_table(resolver.iter(), &mut out);
+//! assert_eq!(resolver.iter().next(), Some(""));
+//! ```
+//!
+//! Strings are spread over shards by hash (four per core), each a
+//! `Mutex` around an arena and a hash table; ids come from one counter and
+//! an append-only, lock-free id index, so
+//! [`resolve`](SharedStringTable::resolve) takes no lock and never waits
+//! for a writer. See [`SharedStringTable`] for the design, its measured
+//! cost and what is model-checked.
+//!
 //! # Memory model
 //!
 //! - **One arena.** String bytes live in arena chunks as records (a
@@ -109,7 +147,7 @@
 //!
 //! # Unsafe code
 //!
-//! The crate denies `unsafe_code` except in three places, each `unsafe`
+//! The crate denies `unsafe_code` except in four places, each `unsafe`
 //! block with a `// SAFETY:` comment, and the test suite runs under Miri
 //! (with strict provenance) in CI:
 //!
@@ -131,7 +169,14 @@
 //!   Miri and off x86-64);
 //! - `unsafe impl Sync for Resolver`: the only `!Sync` part of a resolver
 //!   is the `bumpalo::Bump` that owns its chunks, which a resolver never
-//!   touches through a shared reference.
+//!   touches through a shared reference;
+//! - the shared table's lock-free id index (`shared/index.rs`): segments
+//!   leaked from and returned to `Box`, and reading a record through the
+//!   address the index published (`Arena::record_str`), after the
+//!   `Acquire` load that makes its bytes visible. The publish protocol is
+//!   model-checked with loom (`.ci/loom.sh`), the concurrent tests run
+//!   under Miri (Tree Borrows, see `.ci/miri.sh`) and ThreadSanitizer
+//!   (`.ci/tsan.sh`).
 
 #[allow(unsafe_code)]
 mod arena;
@@ -145,6 +190,8 @@ pub mod pprof;
 mod prefetch;
 mod remap;
 mod resolver;
+#[allow(unsafe_code)]
+mod shared;
 mod store;
 mod table;
 
@@ -159,6 +206,7 @@ pub use limits::Limits;
 pub use ops::{BatchError, MergeSource};
 pub use remap::{IdSet, Remap};
 pub use resolver::Resolver;
+pub use shared::{SharedBuilder, SharedStringTable};
 pub use table::{Builder, INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, StringTable};
 
 #[doc = include_str!("../README.md")]

@@ -7,10 +7,10 @@ use core::hash::BuildHasher;
 use crate::arena::DEDICATED_MIN;
 use crate::error::Error;
 use crate::id::StringId;
+use crate::iter::Strings;
 use crate::prefetch::prefetch;
 use crate::remap::{IdSet, Remap};
 use crate::resolver::Resolver;
-use crate::store::Store;
 use crate::table::{Builder, StringTable, hash_str, slot_id, slot_loc};
 
 /// Strings handled per pipeline round of a batch: enough independent
@@ -86,7 +86,7 @@ mod sealed {
     /// Gives `merge` access to a source's strings.
     pub trait Sealed {
         #[allow(private_interfaces)]
-        fn store(&self) -> &crate::store::Store;
+        fn strings(&self) -> crate::iter::Strings<'_>;
     }
 }
 
@@ -97,16 +97,16 @@ pub trait MergeSource: sealed::Sealed {}
 
 impl<S> sealed::Sealed for StringTable<S> {
     #[allow(private_interfaces)]
-    fn store(&self) -> &Store {
-        &self.store
+    fn strings(&self) -> Strings<'_> {
+        Strings::Table(&self.store)
     }
 }
 impl<S> MergeSource for StringTable<S> {}
 
 impl sealed::Sealed for Resolver {
     #[allow(private_interfaces)]
-    fn store(&self) -> &Store {
-        self.store()
+    fn strings(&self) -> Strings<'_> {
+        self.strings()
     }
 }
 impl MergeSource for Resolver {}
@@ -245,7 +245,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// # Ok::<(), strtab::Error>(())
     /// ```
     pub fn try_merge<T: MergeSource + ?Sized>(&mut self, other: &T) -> Result<Remap, Error> {
-        let src = sealed::Sealed::store(other);
+        let src = sealed::Sealed::strings(other);
         let mut remap = Remap::try_with_capacity(src.len())?;
         remap.push(Some(StringId::EMPTY));
         // Ids 1.. of `other`, in order: sequential reads of its arena.

@@ -4,14 +4,15 @@ use core::fmt;
 use core::ops::Index;
 
 use crate::id::StringId;
-use crate::iter::Iter;
+use crate::iter::{Iter, Strings};
+use crate::shared::Frozen;
 use crate::store::Store;
 
-/// A frozen [`StringTable`](crate::StringTable), made by
-/// [`into_resolver`](crate::StringTable::into_resolver): it resolves ids
-/// and iterates in id order, but cannot look up or add strings. It holds
-/// no hash table, so it is the lightest form to keep while encoding a
-/// profile.
+/// A frozen [`StringTable`](crate::StringTable) or
+/// [`SharedStringTable`](crate::SharedStringTable), made by their
+/// `into_resolver`: it resolves ids and iterates in id order, but cannot
+/// look up or add strings. It holds no hash table, so it is the lightest
+/// form to keep while encoding a profile.
 ///
 /// # Examples
 ///
@@ -23,26 +24,48 @@ use crate::store::Store;
 /// assert_eq!(resolver.len(), 2);
 /// ```
 pub struct Resolver {
-    store: Store,
+    repr: Repr,
 }
 
-// SAFETY: `Resolver` is `!Sync` only because the `bumpalo::Bump` that owns
-// its arena chunks is (bump allocation mutates `Cell`s). A `Resolver` never
-// allocates and never touches the `Bump` through `&self`: resolving and
+/// What a resolver was frozen from. A `StringTable`'s resolver keeps its
+/// [`Store`] as it was; a shared table's keeps its shard arenas and its
+/// lock-free id index ([`Frozen`]): no string is copied either way.
+enum Repr {
+    Table(Store),
+    Shared(Frozen),
+}
+
+// SAFETY: `Resolver` is `!Sync` only because the `bumpalo::Bump`s that own
+// its arena chunks are (bump allocation mutates `Cell`s). A `Resolver` never
+// allocates and never touches a `Bump` through `&self`: resolving and
 // iterating only read block memory that was fully written before the
-// table was frozen, through shared references to the blocks. The `Bump` is
-// used again only when the `Resolver` is dropped, which takes exclusive
-// ownership. So sharing `&Resolver` between threads cannot race.
+// table was frozen, through shared references to the blocks or (for a
+// frozen `SharedStringTable`) through record addresses loaded from its
+// id index, whose entries are atomics. A `Bump` is used again only when
+// the `Resolver` is dropped, which takes exclusive ownership. So sharing
+// `&Resolver` between threads cannot race.
 #[allow(unsafe_code)]
 unsafe impl Sync for Resolver {}
 
 impl Resolver {
     pub(crate) fn new(store: Store) -> Resolver {
-        Resolver { store }
+        Resolver {
+            repr: Repr::Table(store),
+        }
     }
 
-    pub(crate) fn store(&self) -> &Store {
-        &self.store
+    pub(crate) fn from_shared(frozen: Frozen) -> Resolver {
+        Resolver {
+            repr: Repr::Shared(frozen),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn strings(&self) -> Strings<'_> {
+        match &self.repr {
+            Repr::Table(store) => Strings::Table(store),
+            Repr::Shared(frozen) => Strings::Shared(frozen),
+        }
     }
 
     /// The string of `id`, or `None` if the table never gave out `id`.
@@ -56,7 +79,10 @@ impl Resolver {
     #[inline]
     #[must_use]
     pub fn resolve(&self, id: StringId) -> Option<&str> {
-        self.store.resolve(id)
+        match &self.repr {
+            Repr::Table(store) => store.resolve(id),
+            Repr::Shared(frozen) => frozen.resolve(id),
+        }
     }
 
     /// Number of strings, `""` included.
@@ -69,7 +95,7 @@ impl Resolver {
     #[inline]
     #[must_use]
     pub fn len(&self) -> usize {
-        self.store.len()
+        self.strings().len()
     }
 
     /// Whether the resolver holds only `""`.
@@ -96,10 +122,11 @@ impl Resolver {
     /// ```
     #[inline]
     pub fn iter(&self) -> Iter<'_> {
-        Iter::new(&self.store)
+        Iter::of(self.strings())
     }
 
-    /// Heap bytes held: the arena and the id index.
+    /// Heap bytes held: the arena (or a shared table's shard arenas) and
+    /// the id index.
     ///
     /// # Examples
     ///
@@ -110,7 +137,10 @@ impl Resolver {
     /// ```
     #[must_use]
     pub fn memory_usage(&self) -> usize {
-        self.store.heap_bytes()
+        match &self.repr {
+            Repr::Table(store) => store.heap_bytes(),
+            Repr::Shared(frozen) => frozen.heap_bytes(),
+        }
     }
 }
 

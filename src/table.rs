@@ -40,7 +40,7 @@ pub(crate) fn hash_str<S: BuildHasher>(build: &S, s: &str) -> u64 {
 /// so a lookup reads the string without first reading the id index. The
 /// location is the low half, so reading it is a 32-bit move.
 #[inline(always)]
-fn slot(id: u32, loc: Loc) -> u64 {
+pub(crate) fn slot(id: u32, loc: Loc) -> u64 {
     (u64::from(id) << 32) | u64::from(loc)
 }
 
@@ -74,8 +74,44 @@ pub(crate) fn arena_bytes_for(strings: usize, bytes: usize) -> usize {
 /// reads the string from the arena. Tables grow by doubling, so each
 /// string is re-hashed about once over the table's life.
 #[inline]
-fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, slot: u64) -> u64 {
+pub(crate) fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, slot: u64) -> u64 {
     hash_str(hasher, arena.str(slot_loc(slot)))
+}
+
+/// The id of `s` (not `""`) in `table`, a hash table of [`slot`]s over
+/// `arena`, whose hash is `hash`: the lookup of both [`StringTable`] and
+/// the shards of [`SharedStringTable`](crate::SharedStringTable).
+///
+/// Strings under [`LONG_LEN`] bytes (all but a few in a profile) take
+/// [`Arena::probe_short`]'s path: candidates filtered by their length
+/// byte, one full comparison.
+#[inline(always)]
+pub(crate) fn find_slot(table: &HashTable<u64>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
+    if s.len() >= LONG_LEN {
+        return find_full_slot(table, arena, hash, s);
+    }
+    find_short_slot(table, arena, hash, s)
+}
+
+/// [`find_slot`] of a string known to be shorter than [`LONG_LEN`] bytes.
+#[inline(always)]
+fn find_short_slot(table: &HashTable<u64>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
+    debug_assert!(s.len() < LONG_LEN);
+    match arena.probe_short(table, hash, s.as_bytes(), |&slot| slot_loc(slot)) {
+        Probe::Hit(&slot) => Some(slot_id(slot)),
+        Probe::Miss => None,
+        Probe::Unsure => find_full_slot(table, arena, hash, s),
+    }
+}
+
+/// [`find_slot`] comparing every candidate in full: for long strings, and
+/// when the first candidate with the right length byte is another string.
+#[cold]
+#[inline(never)]
+fn find_full_slot(table: &HashTable<u64>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
+    table
+        .find(hash, |&slot| arena.holds(slot_loc(slot), s.as_bytes()))
+        .map(|&slot| slot_id(slot))
 }
 
 /// Whether `s` is neither `""` nor long (under [`LONG_LEN`] bytes): one
@@ -559,42 +595,22 @@ impl<S: BuildHasher> StringTable<S> {
     }
 
     /// The id of `s` (not `""`, which is not in the hash table), whose
-    /// hash is `hash`, if the table holds it.
-    ///
-    /// Strings under 255 bytes (all but a few in a profile) take
-    /// [`Arena::probe_short`]'s path: candidates filtered by their length
-    /// byte, one full comparison.
+    /// hash is `hash`, if the table holds it (see [`find_slot`]).
     #[inline(always)]
     pub(crate) fn find(&self, hash: u64, s: &str) -> Option<StringId> {
-        if s.len() >= LONG_LEN {
-            return self.find_full(hash, s);
-        }
-        self.find_short(hash, s)
+        find_slot(&self.table, &self.store.arena, hash, s).map(StringId::from_u32)
     }
 
     /// [`find`](Self::find) of a string known to be shorter than
     /// [`LONG_LEN`] bytes.
     #[inline(always)]
     fn find_short(&self, hash: u64, s: &str) -> Option<StringId> {
-        debug_assert!(s.len() < LONG_LEN);
-        let arena = &self.store.arena;
-        match arena.probe_short(&self.table, hash, s.as_bytes(), |&slot| slot_loc(slot)) {
-            Probe::Hit(&slot) => Some(StringId::from_u32(slot_id(slot))),
-            Probe::Miss => None,
-            Probe::Unsure => self.find_full(hash, s),
-        }
+        find_short_slot(&self.table, &self.store.arena, hash, s).map(StringId::from_u32)
     }
 
-    /// [`find`](Self::find) comparing every candidate in full: for long
-    /// strings, and when the first candidate with the right length byte is
-    /// another string.
-    #[cold]
-    #[inline(never)]
+    /// [`find`](Self::find) comparing every candidate in full.
     fn find_full(&self, hash: u64, s: &str) -> Option<StringId> {
-        let arena = &self.store.arena;
-        self.table
-            .find(hash, |&slot| arena.holds(slot_loc(slot), s.as_bytes()))
-            .map(|&slot| StringId::from_u32(slot_id(slot)))
+        find_full_slot(&self.table, &self.store.arena, hash, s).map(StringId::from_u32)
     }
 
     /// Stores a string known to be absent.

@@ -15,7 +15,9 @@
 //! string interned before still resolving to the same id), and it keeps
 //! working once memory is back. Arena growth (normal and dedicated chunks),
 //! id-index growth and hash-table growth are each targeted on their own,
-//! then every allocation point of a long run is failed in turn.
+//! then every allocation point of a long run is failed in turn. The same
+//! is done for `SharedStringTable` (its shard arenas and hash tables and
+//! its id-index segments), checking too that a failure takes no id.
 //!
 //! Run with `cargo test --test alloc_failure`; `-- --include-ignored` also
 //! runs the case of a documented limitation (the table's fixed bookkeeping
@@ -31,7 +33,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
-use strtab::{ErrorKind, StringId, StringTable};
+use strtab::{ErrorKind, Limits, SharedStringTable, StringId, StringTable};
 
 // ---------------------------------------------------------------------------
 // The failing allocator.
@@ -592,11 +594,92 @@ const CASES: &[Case] = &[
     ),
     ("try_build_fails_cleanly", try_build_fails_cleanly, None),
     (
+        "shared_every_allocation_point",
+        shared_every_allocation_point,
+        None,
+    ),
+    (
         "try_build_small_allocations",
         try_build_small_allocations,
         Some("documented limitation: the table's fixed bookkeeping is allocated infallibly"),
     ),
 ];
+
+/// `SharedStringTable`: every allocation point of a long mixed stream
+/// (shard arena chunks, dedicated chunks, shard hash tables, id-index
+/// segments) failed in turn. A failure is `AllocFailed`, takes no id (the
+/// next string gets the next id: no hole), leaves the string absent and
+/// every earlier id resolving; the frozen table iterates in id order.
+fn shared_every_allocation_point() {
+    if cfg!(miri) {
+        // Needs Tree Borrows (see tests/shared.rs), which this suite's
+        // Miri run does not use; the protocol runs natively here.
+        return;
+    }
+    for limits in [Limits::new(), Limits::new().max_bytes(4 << 20)] {
+        let table = SharedStringTable::builder()
+            .shards(4)
+            .limits(limits)
+            .build();
+        let mut strings = vec![String::new()];
+        let mut failures = 0;
+        for i in 0..scaled(3_000, 60) {
+            let s = match i % 97 {
+                0 => format!("{i}{}", "L".repeat(70_000 + i)),
+                1 => format!("{i}{}", "M".repeat(20_000 + i)),
+                2..=10 => format!("{i}{}", "m".repeat(1_000 + i)),
+                11..=20 => format!("dup-{}", i % 7),
+                _ => format!("s{i}"),
+            };
+            let mut n = 0;
+            loop {
+                let (len, memory) = (table.len(), table.memory_usage());
+                let (r, stats) = armed(Fail::After(n), || {
+                    table.try_intern(&s).map_err(|e| e.kind())
+                });
+                match r {
+                    Ok(id) => {
+                        if id.index() == len {
+                            strings.push(s.clone());
+                        }
+                        assert_eq!(table.resolve(id), Some(s.as_str()));
+                        break;
+                    }
+                    // Near the byte limit, growth is refused by the limit.
+                    Err(ErrorKind::MemoryLimit) if limits.get_max_bytes() != usize::MAX => {
+                        assert_eq!(table.len(), len);
+                        break;
+                    }
+                    Err(kind) => {
+                        assert_eq!(kind, ErrorKind::AllocFailed, "{stats:?}");
+                        assert!(stats.refused > 0);
+                        assert_eq!(table.len(), len, "a failure took an id");
+                        assert_eq!(table.get(&s), None, "a failed string was added");
+                        assert_eq!(table.resolve(id(len)), None);
+                        for (k, s) in strings.iter().enumerate().skip(len.saturating_sub(4)) {
+                            assert_eq!(table.resolve(id(k)), Some(s.as_str()));
+                        }
+                        failures += 1;
+                    }
+                }
+                let progressed = table.memory_usage() != memory;
+                n = if n == 0 || progressed { 1 } else { n + 1 };
+                assert!(n < 64, "no progress");
+            }
+            assert!(table.memory_usage() <= limits.get_max_bytes());
+        }
+        assert!(
+            failures >= scaled(5, 1),
+            "only {failures} allocation points"
+        );
+        assert_eq!(table.len(), strings.len());
+        for (i, s) in strings.iter().enumerate() {
+            assert_eq!(table.get(s), Some(id(i)));
+        }
+        let resolver = table.into_resolver();
+        assert!(resolver.iter().eq(strings.iter().map(String::as_str)));
+    }
+}
 
 /// Runs case `name` in a child process; whether it passed.
 fn run_in_child(name: &str) -> bool {

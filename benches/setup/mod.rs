@@ -978,3 +978,41 @@ macro_rules! for_each_default_hasher {
 pub fn hash_one<H: BuildHasher, T: Hash + ?Sized>(h: &H, s: &T) -> u64 {
     h.hash_one(s)
 }
+
+// ---------------------------------------------------------------------------
+// Concurrent workloads
+
+/// Interns per thread in the concurrent benchmark.
+pub const THREAD_STREAM_LEN: usize = 1_000_000;
+
+/// One skewed profiler stream per thread over the same `strings` (each
+/// thread its own seed, so its own order and arrival times, but the same
+/// shared strings and hot set): the profiler case of several sampler
+/// threads walking stacks through the same code.
+pub fn thread_streams<S: AsRef<str>>(strings: &[S], threads: usize, len: usize) -> Vec<Vec<&str>> {
+    (0..threads)
+        .map(|t| skewed_stream(strings, len, SEED.wrapping_add(1 + t as u64)))
+        .collect()
+}
+
+/// The thread counts to measure: `STRTAB_THREADS` (a comma-separated
+/// list, such as `1,2,4,8`), else 1, 2 and the machine's parallelism if
+/// larger.
+pub fn bench_threads() -> Vec<usize> {
+    if let Ok(list) = std::env::var("STRTAB_THREADS") {
+        let threads: Vec<usize> = list
+            .split(',')
+            .filter_map(|t| t.trim().parse().ok())
+            .filter(|&t| t > 0)
+            .collect();
+        if !threads.is_empty() {
+            return threads;
+        }
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut threads = vec![1, 2];
+    if cores > 2 {
+        threads.push(cores);
+    }
+    threads
+}

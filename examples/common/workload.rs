@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use strtab::StringTable;
+use strtab::{SharedStringTable, StringTable};
 
 use super::proto::{Function, Label, Line, Location, Mapping, Profile, Sample, ValueType};
 
@@ -748,13 +748,32 @@ fn generate(config: &Config, rng: &mut Rng) -> Program {
 // ---------------------------------------------------------------------
 // The profiler.
 
-/// Interns, counting calls.
+/// Where the profiler's strings go: a [`StringTable`] it owns, or a
+/// [`SharedStringTable`] its sampler threads share.
+trait Intern {
+    fn intern(&mut self, s: &str) -> i64;
+}
+
+/// Interns into a table of its own, counting calls.
 struct Interner {
     table: StringTable,
     calls: u64,
 }
 
-impl Interner {
+impl Intern for Interner {
+    fn intern(&mut self, s: &str) -> i64 {
+        self.calls += 1;
+        i64::from(self.table.intern(s).to_u32())
+    }
+}
+
+/// One sampler thread's handle on the shared table, counting calls.
+struct SharedInterner<'a> {
+    table: &'a SharedStringTable,
+    calls: u64,
+}
+
+impl Intern for SharedInterner<'_> {
     fn intern(&mut self, s: &str) -> i64 {
         self.calls += 1;
         i64::from(self.table.intern(s).to_u32())
@@ -776,73 +795,139 @@ const ENDPOINTS: &[&str] = &[
     "GET /api/v1/users/{id}/orders",
 ];
 
-/// Runs the simulated profiler: generates the program, samples
-/// `config.samples` stacks over 16 threads, interning every function name,
-/// file name and label as it is seen, and merges identical samples.
-pub fn simulate(config: &Config) -> Simulation {
-    let mut rng = Rng(config.seed);
-    let program = generate(config, &mut rng);
-    let mut s = Interner {
-        table: StringTable::new(),
-        calls: 0,
-    };
+/// The profile's tables as a sampler builds them: functions and locations
+/// deduplicated, identical samples merged (keyed by stack, thread,
+/// endpoint and label).
+#[derive(Default)]
+struct Builder {
+    functions: HashMap<(i64, i64, i64), u64>,
+    function: Vec<Function>,
+    locations: HashMap<(u64, i64), u64>,
+    location: Vec<Location>,
+    merged: HashMap<Vec<u64>, usize>,
+    sample: Vec<Sample>,
+}
 
-    // At profile start: sample types and the process's mappings.
-    let value_type = |s: &mut Interner, t: &str, u: &str| ValueType {
-        r#type: s.intern(t),
-        unit: s.intern(u),
-    };
-    let sample_type = vec![
-        value_type(&mut s, "samples", "count"),
-        value_type(&mut s, "cpu-time", "nanoseconds"),
-        value_type(&mut s, "wall-time", "nanoseconds"),
-    ];
-    let period_type = value_type(&mut s, "wall-time", "nanoseconds");
-    let mapping = vec![
-        Mapping {
-            id: 1,
-            memory_start: 0x0040_0000,
-            memory_limit: 0x0400_0000,
-            file_offset: 0,
-            filename: s.intern("/usr/local/bin/acme-checkout"),
-            build_id: s.intern("9f3c1d27a4be6e0d5b8a7c21f04e93ab6d1c0e52"),
-            has_functions: true,
-            has_filenames: true,
-            has_line_numbers: true,
-            has_inline_frames: false,
-        },
-        Mapping {
-            id: 2,
-            memory_start: 0x7f3a_c002_8000,
-            memory_limit: 0x7f3a_c01b_d000,
-            file_offset: 0x28000,
-            filename: s.intern("/usr/lib/x86_64-linux-gnu/libc.so.6"),
-            build_id: s.intern("c289da5071a3399de893d2af81d6a30c62646e1e"),
-            has_functions: true,
-            has_filenames: true,
-            has_line_numbers: true,
-            has_inline_frames: false,
-        },
-    ];
+impl Builder {
+    /// The id of the function with these string ids, added if new.
+    fn function(&mut self, name: i64, system_name: i64, filename: i64, start_line: i64) -> u64 {
+        let next_id = self.function.len() as u64 + 1;
+        let function = &mut self.function;
+        *self
+            .functions
+            .entry((name, system_name, filename))
+            .or_insert_with(|| {
+                function.push(Function {
+                    id: next_id,
+                    name,
+                    system_name,
+                    filename,
+                    start_line,
+                });
+                next_id
+            })
+    }
 
-    // Threads: (name, kind) where kind indexes program.roots.
+    /// The id of the location of `line` in function `function_id`, added
+    /// if new.
+    fn location(&mut self, function_id: u64, line: i64, mapping_id: u64, address: u64) -> u64 {
+        let next_id = self.location.len() as u64 + 1;
+        let location = &mut self.location;
+        *self
+            .locations
+            .entry((function_id, line))
+            .or_insert_with(|| {
+                location.push(Location {
+                    id: next_id,
+                    mapping_id,
+                    address,
+                    line: vec![Line {
+                        function_id,
+                        line,
+                        column: 0,
+                    }],
+                    is_folded: false,
+                });
+                next_id
+            })
+    }
+
+    /// Adds a sample whose stack is the first `stack_len` entries of `key`
+    /// (the rest identifies thread, endpoint and label), or merges it into
+    /// an identical one.
+    fn sample(&mut self, key: &[u64], stack_len: usize, values: [i64; 3], label: Vec<Label>) {
+        if let Some(&i) = self.merged.get(key) {
+            for (v, add) in self.sample[i].value.iter_mut().zip(values) {
+                *v += add;
+            }
+        } else {
+            self.merged.insert(key.to_vec(), self.sample.len());
+            self.sample.push(Sample {
+                location_id: key[..stack_len].to_vec(),
+                value: values.to_vec(),
+                label,
+            });
+        }
+    }
+
+    /// Merges another sampler's tables into this one. Both interned into
+    /// the same table, so string ids need no remapping; function and
+    /// location ids do.
+    fn merge(&mut self, other: Builder) {
+        let mut function_ids = vec![0; other.function.len() + 1];
+        for f in &other.function {
+            function_ids[f.id as usize] =
+                self.function(f.name, f.system_name, f.filename, f.start_line);
+        }
+        let mut location_ids = vec![0; other.location.len() + 1];
+        for l in &other.location {
+            let line = &l.line[0];
+            location_ids[l.id as usize] = self.location(
+                function_ids[line.function_id as usize],
+                line.line,
+                l.mapping_id,
+                l.address,
+            );
+        }
+        let mut keys: Vec<(Vec<u64>, usize)> = other.merged.into_iter().collect();
+        keys.sort_unstable_by_key(|&(_, i)| i);
+        let mut samples = other.sample.into_iter();
+        for (mut key, _) in keys {
+            let sample = samples.next().expect("one key per sample");
+            let stack_len = sample.location_id.len();
+            for id in &mut key[..stack_len] {
+                *id = location_ids[*id as usize];
+            }
+            let values = [sample.value[0], sample.value[1], sample.value[2]];
+            self.sample(&key, stack_len, values, sample.label);
+        }
+    }
+}
+
+/// The simulated threads: (name, kind), kind indexing `Program::roots`.
+fn app_threads() -> Vec<(String, usize)> {
     let mut threads: Vec<(String, usize)> = (0..10)
         .map(|i| (format!("tokio-runtime-worker-{i}"), 0))
         .collect();
     threads.extend((0..4).map(|i| (format!("rocksdb:low{i}"), 1)));
     threads.push(("rocksdb:high0".into(), 1));
     threads.push(("main".into(), 2));
+    threads
+}
 
-    let mut functions: HashMap<(i64, i64, i64), u64> = HashMap::new();
-    let mut function = Vec::new();
-    let mut locations: HashMap<(u64, i64), u64> = HashMap::new();
-    let mut location = Vec::new();
-    let mut merged: HashMap<Vec<u64>, usize> = HashMap::new();
-    let mut sample: Vec<Sample> = Vec::new();
+/// Samples `count` stacks of the application's `threads`, interning every
+/// function name, file name and label as it is seen.
+fn take_samples(
+    b: &mut Builder,
+    s: &mut impl Intern,
+    rng: &mut Rng,
+    program: &Program,
+    threads: &[(String, usize)],
+    count: usize,
+) {
     let mut frames: Vec<(usize, i64)> = Vec::new();
     let mut key: Vec<u64> = Vec::new();
-
-    for _ in 0..config.samples {
+    for _ in 0..count {
         // Mostly the request workers, skewed to the first few.
         let t = if rng.chance(75) {
             rng.skewed(10)
@@ -882,34 +967,13 @@ pub fn simulate(config: &Config) -> Simulation {
             let name = s.intern(&func.name);
             let system_name = s.intern(&func.system_name);
             let filename = s.intern(&func.file);
-            let next_id = function.len() as u64 + 1;
-            let function_id = *functions
-                .entry((name, system_name, filename))
-                .or_insert_with(|| {
-                    function.push(Function {
-                        id: next_id,
-                        name,
-                        system_name,
-                        filename,
-                        start_line: func.start_line,
-                    });
-                    next_id
-                });
-            let next_id = location.len() as u64 + 1;
-            let location_id = *locations.entry((function_id, line)).or_insert_with(|| {
-                location.push(Location {
-                    id: next_id,
-                    mapping_id: PACKAGES[func.package].mapping,
-                    address: func.address + (line - func.start_line) as u64 * 24,
-                    line: vec![Line {
-                        function_id,
-                        line,
-                        column: 0,
-                    }],
-                    is_folded: false,
-                });
-                next_id
-            });
+            let function_id = b.function(name, system_name, filename, func.start_line);
+            let location_id = b.location(
+                function_id,
+                line,
+                PACKAGES[func.package].mapping,
+                func.address + (line - func.start_line) as u64 * 24,
+            );
             key.push(location_id);
         }
 
@@ -946,34 +1010,73 @@ pub fn simulate(config: &Config) -> Simulation {
         key.push(t as u64);
         key.push(endpoint.map_or(0, |e| e.len() as u64 + 1));
         key.push(label.last().map_or(0, |l| l.str as u64));
-        let values = [1, cpu, wall];
-        if let Some(&i) = merged.get(key.as_slice()) {
-            for (v, add) in sample[i].value.iter_mut().zip(values) {
-                *v += add;
-            }
-        } else {
-            merged.insert(key.clone(), sample.len());
-            sample.push(Sample {
-                location_id: key[..stack_len].to_vec(),
-                value: values.to_vec(),
-                label,
-            });
-        }
+        b.sample(&key, stack_len, [1, cpu, wall], label);
     }
+}
 
-    // At export.
+/// The profile's fixed header, interned at profile start: sample types,
+/// the period type and the process's mappings.
+fn header(s: &mut impl Intern) -> (Vec<ValueType>, ValueType, Vec<Mapping>) {
+    let mut value_type = |t: &str, u: &str| ValueType {
+        r#type: s.intern(t),
+        unit: s.intern(u),
+    };
+    let sample_type = vec![
+        value_type("samples", "count"),
+        value_type("cpu-time", "nanoseconds"),
+        value_type("wall-time", "nanoseconds"),
+    ];
+    let period_type = value_type("wall-time", "nanoseconds");
+    let mapping = vec![
+        Mapping {
+            id: 1,
+            memory_start: 0x0040_0000,
+            memory_limit: 0x0400_0000,
+            file_offset: 0,
+            filename: s.intern("/usr/local/bin/acme-checkout"),
+            build_id: s.intern("9f3c1d27a4be6e0d5b8a7c21f04e93ab6d1c0e52"),
+            has_functions: true,
+            has_filenames: true,
+            has_line_numbers: true,
+            has_inline_frames: false,
+        },
+        Mapping {
+            id: 2,
+            memory_start: 0x7f3a_c002_8000,
+            memory_limit: 0x7f3a_c01b_d000,
+            file_offset: 0x28000,
+            filename: s.intern("/usr/lib/x86_64-linux-gnu/libc.so.6"),
+            build_id: s.intern("c289da5071a3399de893d2af81d6a30c62646e1e"),
+            has_functions: true,
+            has_filenames: true,
+            has_line_numbers: true,
+            has_inline_frames: false,
+        },
+    ];
+    (sample_type, period_type, mapping)
+}
+
+/// Assembles the profile, interning its comment and default sample type
+/// (at export).
+fn finish(
+    config: &Config,
+    s: &mut impl Intern,
+    (sample_type, period_type, mapping): (Vec<ValueType>, ValueType, Vec<Mapping>),
+    b: Builder,
+    threads: usize,
+) -> Profile {
     let comment = vec![s.intern(&format!(
         "strtab examples/pprof: simulated acme-checkout, {} functions, {} samples, seed {:#x}",
         config.functions, config.samples, config.seed
     ))];
     let default_sample_type = s.intern("cpu-time");
-    let samples_per_thread = config.samples as i64 / threads.len() as i64;
-    let profile = Profile {
+    let samples_per_thread = config.samples as i64 / threads as i64;
+    Profile {
         sample_type,
-        sample,
+        sample: b.sample,
         mapping,
-        location,
-        function,
+        location: b.location,
+        function: b.function,
         string_table: Vec::new(),
         drop_frames: 0,
         keep_frames: 0,
@@ -984,11 +1087,103 @@ pub fn simulate(config: &Config) -> Simulation {
         comment,
         default_sample_type,
         doc_url: 0,
+    }
+}
+
+/// Runs the simulated profiler: generates the program, samples
+/// `config.samples` stacks over 16 threads, interning every function name,
+/// file name and label as it is seen, and merges identical samples.
+pub fn simulate(config: &Config) -> Simulation {
+    let mut rng = Rng(config.seed);
+    let program = generate(config, &mut rng);
+    let mut s = Interner {
+        table: StringTable::new(),
+        calls: 0,
     };
+    let header = header(&mut s);
+    let threads = app_threads();
+    let mut b = Builder::default();
+    take_samples(&mut b, &mut s, &mut rng, &program, &threads, config.samples);
+    let profile = finish(config, &mut s, header, b, threads.len());
     Simulation {
         profile,
         table: s.table,
         intern_calls: s.calls,
+        samples_taken: config.samples,
+        program_functions: program.funcs.len(),
+    }
+}
+
+/// The result of [`simulate_shared`].
+#[derive(Debug)]
+pub struct SharedSimulation {
+    /// The profile, every string an id of `table`; its `string_table` is
+    /// empty (encode it from `table`).
+    pub profile: Profile,
+    /// The strings all sampler threads interned.
+    pub table: SharedStringTable,
+    /// Calls to [`SharedStringTable::intern`], all threads together.
+    pub intern_calls: u64,
+    /// Stacks sampled (before identical ones were merged).
+    pub samples_taken: usize,
+    /// Functions in the generated program.
+    pub program_functions: usize,
+}
+
+impl SharedSimulation {
+    /// Interns that found their string already there.
+    pub fn intern_hits(&self) -> u64 {
+        self.intern_calls - (self.table.len() as u64 - 1)
+    }
+}
+
+/// [`simulate`] with `samplers` profiler threads sampling at once, each
+/// its share of `config.samples` stacks with a seed of its own, all
+/// interning into one [`SharedStringTable`]; their function, location and
+/// sample tables are merged at export (string ids need no remapping: there
+/// is one table). String ids depend on how the threads interleave, the
+/// profile's content does not.
+pub fn simulate_shared(config: &Config, samplers: usize) -> SharedSimulation {
+    let samplers = samplers.max(1);
+    let mut rng = Rng(config.seed);
+    let program = generate(config, &mut rng);
+    let table = SharedStringTable::new();
+    let mut s = SharedInterner {
+        table: &table,
+        calls: 0,
+    };
+    let header = header(&mut s);
+    let threads = app_threads();
+    let results: Vec<(Builder, u64)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..samplers)
+            .map(|k| {
+                let (table, program, threads) = (&table, &program, &threads);
+                let count = config.samples / samplers + usize::from(k < config.samples % samplers);
+                scope.spawn(move || {
+                    let mut rng = Rng(config.seed ^ (k as u64 + 1).wrapping_mul(0x9E37_79B9));
+                    let mut s = SharedInterner { table, calls: 0 };
+                    let mut b = Builder::default();
+                    take_samples(&mut b, &mut s, &mut rng, program, threads, count);
+                    (b, s.calls)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a sampler thread panicked"))
+            .collect()
+    });
+    let mut merged = Builder::default();
+    for (b, calls) in results {
+        s.calls += calls;
+        merged.merge(b);
+    }
+    let profile = finish(config, &mut s, header, merged, threads.len());
+    let intern_calls = s.calls;
+    SharedSimulation {
+        profile,
+        table,
+        intern_calls,
         samples_taken: config.samples,
         program_functions: program.funcs.len(),
     }

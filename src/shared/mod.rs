@@ -1,0 +1,897 @@
+//! [`SharedStringTable`]: one table that many threads intern into at
+//! once, with dense ids in insertion order.
+//!
+//! Files: `index.rs` (the lock-free id index and the id counters: the
+//! publish protocol, model-checked with loom), `shard.rs` (one shard's
+//! arena and hash table, and the hashing), `frozen.rs` (what a
+//! [`Resolver`] keeps of a consumed table), `sync.rs` (the std/loom
+//! atomics switch).
+
+mod frozen;
+mod hints;
+mod index;
+mod shard;
+mod sync;
+
+use core::fmt;
+use core::hash::BuildHasher;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use hashbrown::DefaultHashBuilder;
+
+use crate::table::{rehash, slot};
+pub(crate) use frozen::Frozen;
+use hints::{Hints, level_bytes};
+use index::{Index, segment_bytes};
+use shard::{Shard, hash_of};
+
+use crate::arena::{self, Arena};
+use crate::error::{Error, ErrorKind};
+use crate::id::StringId;
+use crate::limits::Limits;
+use crate::resolver::Resolver;
+
+/// Shards per core of a table built without [`SharedBuilder::shards`]:
+/// see [`SharedStringTable::default_shards`].
+const SHARDS_PER_CORE: usize = 4;
+/// Fewest and most shards of a table built without
+/// [`SharedBuilder::shards`].
+const DEFAULT_SHARDS_RANGE: (usize, usize) = (8, 256);
+
+/// Most shards a table can have.
+const MAX_SHARDS: usize = 1024;
+
+/// A shard on a cache line pair of its own, so that two threads working on
+/// neighbouring shards do not bounce one line between their cores (128
+/// bytes: the adjacent-line prefetcher of x86 CPUs pulls pairs of lines).
+#[repr(align(128))]
+struct Padded<T>(T);
+
+/// The lock around a shard.
+type ShardLock = Mutex<Shard>;
+
+/// Locks `m`, ignoring poisoning: a panic while a shard or the growth lock
+/// is held (only a user `BuildHasher` can panic there) leaves the shard
+/// consistent, because every change is made by one call that either
+/// completes or changes nothing (hashbrown's `try_reserve` and
+/// `insert_unique`, `Arena::push`).
+#[inline]
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The string of published id `i` (not 0), read without any lock.
+#[inline]
+fn resolve(index: &Index, i: usize) -> Option<&str> {
+    if i == 0 {
+        return Some("");
+    }
+    let p = index.get(i)?;
+    // SAFETY: every address published in an index is `record_addr` of a
+    // location that `Arena::push` returned (not location 0) in one of the
+    // arenas owned alongside the index (by the same `SharedStringTable`,
+    // then the same `Frozen`), which are never cleared and outlive every
+    // borrow of the index; the `Acquire` load in `Index::get` saw the
+    // `Release` store made after the record was written.
+    Some(unsafe { Arena::record_str(p) })
+}
+
+/// A string table that many threads intern into at once: every string is
+/// stored once and gets one dense [`StringId`], in insertion order, with
+/// [`StringId::EMPTY`] (`""`) at 0, whichever threads intern it.
+///
+/// Once the interning threads are done (joined, or the table consumed),
+/// the ids in use are exactly `0..len()`, so
+/// [`into_resolver`](Self::into_resolver) turns the table into the same
+/// [`Resolver`] a [`StringTable`](crate::StringTable) gives, ready for
+/// [`pprof::write_string_table`](crate::pprof::write_string_table).
+///
+/// # Design
+///
+/// - **Shards.** A string's hash selects one of a power of two of shards
+///   ([`default_shards`](Self::default_shards): four per core, or
+///   [`SharedBuilder::shards`]); each is a `Mutex` around a bumpalo arena
+///   and a hashbrown table of slots (id and arena location, as in
+///   `StringTable`). Inserting locks only that shard, so threads
+///   inserting different strings rarely wait for each other.
+/// - **A lock-free hit path.** A lock, even one no other thread holds, is a
+///   write to its cache line, and with several threads interning the same
+///   hot strings that line moves between cores on most hits, whatever the
+///   shard count. So a hit first reads a hint: a two-way, direct-mapped
+///   cache from the hash to an id (8 bytes an entry, growing with the
+///   table to 64Ki entries), checked by resolving the id and comparing the
+///   bytes. A hint that is missing or stale only sends the lookup on to
+///   the shard's hash table, which stays the authority; the lookups there
+///   refresh the hints. A hit on a hinted string takes no lock and writes
+///   nothing.
+/// - **A lock-free id index.** Ids come from one global counter, and the
+///   id-to-record index is a list of segments of doubling size, allocated
+///   on demand and never moved, whose entries hold the address of each
+///   string's record (its length prefix, then its bytes). A writer stores
+///   an entry with `Release` before any other thread can learn the id, and
+///   [`resolve`](Self::resolve) reads it with `Acquire`: it takes no lock
+///   and never waits for a writer.
+/// - **No hole on failure.** An insertion first *reserves* an id (a
+///   compare-and-swap that succeeds only while the string limit allows and
+///   the id's index segment exists), then does everything that can fail,
+///   and only then takes the next id; a failure gives the reservation
+///   back. So ids stay dense whatever fails. The protocol is model-checked
+///   with loom (`src/shared/index.rs`, `.ci/loom.sh`).
+/// - **Global limits.** Every allocation the table makes (arena chunks,
+///   hash-table growth, index segments, hint levels) is decided under one
+///   growth lock against the table-wide byte count, so [`Limits`] hold
+///   across shards. Growth is rare (chunks and tables double), so the lock
+///   is seldom taken; a push that fits its shard's current block never
+///   takes it.
+///
+/// # Measured
+///
+/// On the concurrent benchmark (`benches/concurrent.rs`: each thread its
+/// own skewed profiler stream of 1M interns, 10% misses, over the same
+/// 100k strings), on a 2-vCPU machine shared with other work (so noisy;
+/// see `benches/README.md` for the side-by-side run):
+///
+/// | variant (2 threads unless noted) | vs one thread doing all interns with `StringTable` |
+/// |---|---:|
+/// | shard `Mutex` on every lookup, 1 thread | 0.5-0.8x throughput |
+/// | shard `Mutex` on every lookup | 1.1-1.7x |
+/// | hint cache (this type), 1 thread | 0.89-0.91x |
+/// | hint cache (this type) | 1.86-1.99x |
+///
+/// (CPU time of the slowest thread, best of 5; `RwLock` shards would not
+/// help: a read lock writes its line too.) Memory per string with two
+/// threads (`examples/shared_memory.rs`, 100k strings): `StringTable` 19.7
+/// bytes beyond the strings' own, this type 33.8 at 8 shards (the default
+/// on 2 cores), 45.7 at 64, 98.6 at 256: every shard's arena doubles its
+/// chunks on its own, so many small shards leave many half-empty chunk
+/// tails; that, not lock contention, is what limits the shard count.
+///
+/// # Memory
+///
+/// Per string, as `StringTable`'s, plus 4 bytes in the index (an 8-byte
+/// address instead of a 4-byte location, and up to half of the newest
+/// index segment unused), the hint cache (at most 680 KiB in all), and the
+/// unused tails of each shard's arena chunks. Shards take no memory until
+/// their first string; then each has its own arena chunk (16 KiB) and hash
+/// table. [`memory_usage`](Self::memory_usage) counts all of it.
+///
+/// # Examples
+///
+/// ```
+/// use std::thread;
+/// use strtab::{SharedStringTable, StringId};
+///
+/// let table = SharedStringTable::new();
+/// let ids: Vec<StringId> = thread::scope(|scope| {
+///     let workers: Vec<_> = (0..4)
+///         .map(|t| {
+///             let table = &table;
+///             scope.spawn(move || table.intern(if t % 2 == 0 { "main" } else { "poll" }))
+///         })
+///         .collect();
+///     workers.into_iter().map(|w| w.join().unwrap()).collect()
+/// });
+/// assert_eq!(ids[0], ids[2]);
+/// assert_eq!(table.len(), 3); // "", "main", "poll"
+///
+/// let resolver = table.into_resolver();
+/// let strings: Vec<&str> = resolver.iter().collect();
+/// assert_eq!(strings[0], "");
+/// assert_eq!(strings[ids[1].index()], "poll");
+/// ```
+pub struct SharedStringTable<S = DefaultHashBuilder> {
+    shards: Box<[Padded<ShardLock>]>,
+    /// `shards.len() - 1`.
+    shard_mask: usize,
+    index: Index,
+    /// The lock-free hit path: hash -> id hints, checked against the index.
+    hints: Hints,
+    /// Heap bytes held, [`memory_usage`](Self::memory_usage); changed only
+    /// under `grow`.
+    memory: AtomicUsize,
+    /// Serialises every allocation against the byte limit.
+    grow: Mutex<()>,
+    hasher: S,
+    limits: Limits,
+}
+
+// Many profiler threads share one table, and hand it on when done.
+const _: () = {
+    const fn assert_send<T: Send>() {}
+    const fn assert_sync<T: Sync>() {}
+    assert_send::<SharedStringTable>();
+    assert_sync::<SharedStringTable>();
+};
+
+/// Configures a [`SharedStringTable`]: [`Limits`], the hasher and the
+/// shard count.
+///
+/// # Examples
+///
+/// ```
+/// use strtab::{Limits, SharedStringTable};
+///
+/// let table = SharedStringTable::builder()
+///     .limits(Limits::new().max_bytes(16 << 20))
+///     .shards(8)
+///     .build();
+/// assert_eq!(table.shards(), 8);
+/// ```
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct SharedBuilder<S = DefaultHashBuilder> {
+    limits: Limits,
+    shards: usize,
+    hasher: S,
+}
+
+impl SharedBuilder {
+    fn new() -> SharedBuilder {
+        SharedBuilder {
+            limits: Limits::new(),
+            shards: SharedStringTable::default_shards(),
+            hasher: DefaultHashBuilder::default(),
+        }
+    }
+}
+
+impl<S: BuildHasher> SharedBuilder<S> {
+    /// Sets the table's [`Limits`], which hold across all shards.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::builder()
+    ///     .limits(strtab::Limits::new().max_strings(10))
+    ///     .build();
+    /// assert_eq!(table.limits().get_max_strings(), 10);
+    /// ```
+    pub fn limits(mut self, limits: Limits) -> SharedBuilder<S> {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets the number of shards, rounded up to a power of two between 1
+    /// and 1024. More shards make two threads less likely to want the same
+    /// lock at once; each shard that holds a string costs an arena chunk
+    /// and a hash table.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::builder().shards(3).build();
+    /// assert_eq!(table.shards(), 4);
+    /// ```
+    pub fn shards(mut self, shards: usize) -> SharedBuilder<S> {
+        self.shards = shards.clamp(1, MAX_SHARDS).next_power_of_two();
+        self
+    }
+
+    /// Uses `hasher` instead of the default (hashbrown's randomly seeded
+    /// foldhash).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::hash::{BuildHasherDefault, DefaultHasher};
+    ///
+    /// let table = strtab::SharedStringTable::builder()
+    ///     .hasher(BuildHasherDefault::<DefaultHasher>::default())
+    ///     .build();
+    /// assert_eq!(table.intern("x").to_u32(), 1);
+    /// ```
+    pub fn hasher<T: BuildHasher>(self, hasher: T) -> SharedBuilder<T> {
+        SharedBuilder {
+            limits: self.limits,
+            shards: self.shards,
+            hasher,
+        }
+    }
+
+    /// Builds the table.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the initial allocations fail; [`SharedBuilder::try_build`]
+    /// returns the error instead.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::builder().build();
+    /// assert_eq!(table.len(), 1);
+    /// ```
+    pub fn build(self) -> SharedStringTable<S> {
+        match self.try_build() {
+            Ok(table) => table,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Builds the table, returning an error if the initial allocations
+    /// fail. The shards allocate nothing until their first string.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::AllocFailed`] if the allocator refuses the shard list.
+    /// Each shard's fixed bookkeeping (under 100 bytes, as for
+    /// `StringTable`) is allocated infallibly and aborts if even that
+    /// fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::builder().try_build()?;
+    /// assert_eq!(table.len(), 1);
+    /// # Ok::<(), strtab::Error>(())
+    /// ```
+    pub fn try_build(self) -> Result<SharedStringTable<S>, Error> {
+        let n = self.shards;
+        let mut shards = Vec::new();
+        shards
+            .try_reserve_exact(n)
+            .map_err(|_| Error::new(ErrorKind::AllocFailed, n * size_of::<Padded<ShardLock>>()))?;
+        for _ in 0..n {
+            shards.push(Padded(Mutex::new(Shard::new()?)));
+        }
+        let shards = shards.into_boxed_slice();
+        let memory = shards.len() * size_of::<Padded<ShardLock>>()
+            + shards
+                .iter()
+                .map(|s| lock(&s.0).heap_bytes())
+                .sum::<usize>();
+        // As for `StringTable`: a byte limit below the empty table's
+        // footprint is raised to it.
+        let limits = self
+            .limits
+            .max_bytes(self.limits.get_max_bytes().max(memory));
+        Ok(SharedStringTable {
+            shards,
+            shard_mask: n - 1,
+            index: Index::new(),
+            hints: Hints::new(),
+            memory: AtomicUsize::new(memory),
+            grow: Mutex::new(()),
+            hasher: self.hasher,
+            limits,
+        })
+    }
+}
+
+impl SharedStringTable {
+    /// An empty table (holding only `""`) with
+    /// [`default_shards`](Self::default_shards) shards
+    /// and the default, randomly seeded hasher.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the initial allocations fail (see
+    /// [`SharedBuilder::try_build`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::new();
+    /// assert_eq!(table.len(), 1);
+    /// assert_eq!(table.resolve(strtab::StringId::EMPTY), Some(""));
+    /// ```
+    #[must_use]
+    pub fn new() -> SharedStringTable {
+        SharedBuilder::new().build()
+    }
+
+    /// An empty table that never grows past `limits`, counted across all
+    /// shards.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the initial allocations fail (see
+    /// [`SharedBuilder::try_build`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use strtab::{Limits, SharedStringTable};
+    ///
+    /// let table = SharedStringTable::with_limits(Limits::new().max_bytes(256 << 10));
+    /// while table.try_intern(&format!("label-{}", table.len())).is_ok() {}
+    /// assert!(table.memory_usage() <= 256 << 10);
+    /// ```
+    #[must_use]
+    pub fn with_limits(limits: Limits) -> SharedStringTable {
+        SharedBuilder::new().limits(limits).build()
+    }
+
+    /// The shard count of a table built without [`SharedBuilder::shards`]:
+    /// four per core ([`std::thread::available_parallelism`]) rounded up
+    /// to a power of two, between 8 and 256 (8 on a 2-core machine).
+    ///
+    /// Four shards per thread keep two threads on the same shard lock
+    /// rare; more would cost memory: each shard has its own arena, whose
+    /// chunks double until 256 KiB, so a table of many small shards leaves
+    /// more unused chunk tails (see the measurements in the
+    /// [type docs](SharedStringTable#measured)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let n = strtab::SharedStringTable::default_shards();
+    /// assert!(n.is_power_of_two() && (8..=256).contains(&n));
+    /// ```
+    #[must_use]
+    pub fn default_shards() -> usize {
+        static SHARDS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        *SHARDS.get_or_init(|| {
+            let cores = std::thread::available_parallelism().map_or(1, usize::from);
+            let (min, max) = DEFAULT_SHARDS_RANGE;
+            (cores * SHARDS_PER_CORE)
+                .next_power_of_two()
+                .clamp(min, max)
+        })
+    }
+
+    /// A [`SharedBuilder`] to set limits, the hasher and the shard count.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::builder().shards(16).build();
+    /// assert_eq!(table.shards(), 16);
+    /// ```
+    pub fn builder() -> SharedBuilder {
+        SharedBuilder::new()
+    }
+}
+
+impl<S: BuildHasher> SharedStringTable<S> {
+    /// An empty table with hasher `hasher` and
+    /// [`default_shards`](SharedStringTable::default_shards) shards.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the initial allocations fail (see
+    /// [`SharedBuilder::try_build`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::hash::{BuildHasherDefault, DefaultHasher};
+    ///
+    /// let table = strtab::SharedStringTable::with_hasher(BuildHasherDefault::<DefaultHasher>::default());
+    /// assert_eq!(table.intern("a").to_u32(), 1);
+    /// ```
+    #[must_use]
+    pub fn with_hasher(hasher: S) -> SharedStringTable<S> {
+        SharedBuilder::new().hasher(hasher).build()
+    }
+}
+
+impl Default for SharedStringTable {
+    fn default() -> SharedStringTable {
+        SharedStringTable::new()
+    }
+}
+
+impl<S: BuildHasher> SharedStringTable<S> {
+    /// Interns `s`: returns its id, storing it first if the table does not
+    /// hold it yet. Threads interning the same string at once get the same
+    /// id.
+    ///
+    /// # Panics
+    ///
+    /// Panics exactly where [`try_intern`](Self::try_intern) would return
+    /// an error, with that error's message. Tables without [`Limits`] only
+    /// fail when memory runs out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::new();
+    /// let a = table.intern("alloc::vec::Vec<T>::push");
+    /// assert_eq!(table.intern("alloc::vec::Vec<T>::push"), a);
+    /// ```
+    #[inline]
+    pub fn intern(&self, s: &str) -> StringId {
+        match self.try_intern(s) {
+            Ok(id) => id,
+            Err(e) => intern_failed(&e),
+        }
+    }
+
+    /// Interns `s`, returning an error instead of growing past the table's
+    /// [`Limits`] or when an allocation fails.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::IdsExhausted`], [`ErrorKind::MemoryLimit`],
+    /// [`ErrorKind::AllocFailed`] or [`ErrorKind::CapacityOverflow`], as
+    /// for [`StringTable::try_intern`](crate::StringTable::try_intern).
+    /// After an error the table holds the same strings and ids: no id was
+    /// taken, so the ids stay dense. (Capacity reserved before the
+    /// failure, such as a grown hash table, may remain, within the limits.)
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use strtab::{ErrorKind, Limits, SharedStringTable};
+    ///
+    /// let table = SharedStringTable::with_limits(Limits::new().max_strings(2));
+    /// let a = table.try_intern("a")?;
+    /// assert_eq!(table.try_intern("a")?, a); // hits never fail
+    /// assert_eq!(table.try_intern("b").unwrap_err().kind(), ErrorKind::IdsExhausted);
+    /// assert_eq!(&table[a], "a");
+    /// # Ok::<(), strtab::Error>(())
+    /// ```
+    #[inline]
+    pub fn try_intern(&self, s: &str) -> Result<StringId, Error> {
+        if s.is_empty() {
+            return Ok(StringId::EMPTY);
+        }
+        let (hash, bits) = hash_of(&self.hasher, s);
+        if let Some(id) = self.hinted(hash, bits, s) {
+            return Ok(id);
+        }
+        let mut shard = lock(&self.shards[bits & self.shard_mask].0);
+        if let Some(id) = shard.find(hash, s) {
+            drop(shard);
+            self.hints.put(hash, bits, id);
+            return Ok(StringId::from_u32(id));
+        }
+        let id = self.insert_new(&mut shard, hash, s)?;
+        drop(shard);
+        self.hints.put(hash, bits, id.to_u32());
+        if let Some(k) = self.hints.wants_level(self.len()) {
+            self.grow_hints(k);
+        }
+        Ok(id)
+    }
+
+    /// The id of `s` from the hint cache, checked against the string it
+    /// resolves to: no lock, no write.
+    #[inline]
+    fn hinted(&self, hash: u64, bits: usize, s: &str) -> Option<StringId> {
+        let id = self.hints.get(hash, bits)?;
+        (resolve(&self.index, id as usize)? == s).then(|| StringId::from_u32(id))
+    }
+
+    /// The id of `s` if the table holds it. Never inserts.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::new();
+    /// let id = table.intern("main");
+    /// assert_eq!(table.get("main"), Some(id));
+    /// assert_eq!(table.get("missing"), None);
+    /// assert_eq!(table.get(""), Some(strtab::StringId::EMPTY));
+    /// ```
+    #[must_use]
+    pub fn get(&self, s: &str) -> Option<StringId> {
+        if s.is_empty() {
+            return Some(StringId::EMPTY);
+        }
+        let (hash, bits) = hash_of(&self.hasher, s);
+        if let Some(id) = self.hinted(hash, bits, s) {
+            return Some(id);
+        }
+        let shard = lock(&self.shards[bits & self.shard_mask].0);
+        shard.find(hash, s).map(StringId::from_u32)
+    }
+
+    /// Stores `s`, absent from `shard`, whose lock the caller holds.
+    #[inline(never)]
+    fn insert_new(&self, shard: &mut Shard, hash: u64, s: &str) -> Result<StringId, Error> {
+        self.index
+            .reserve(self.limits.get_max_strings(), |k| self.install_segment(k))?;
+        let loc = match self.prepare(shard, s) {
+            Ok(loc) => loc,
+            Err(e) => {
+                self.index.release();
+                return Err(e);
+            }
+        };
+        // Nothing below can fail.
+        let id = self.index.assign();
+        let Shard { arena, table } = shard;
+        self.index.publish(id, arena.record_addr(loc));
+        table.insert_unique(hash, slot(id, loc), |&slot| {
+            rehash(&self.hasher, arena, slot)
+        });
+        Ok(StringId::from_u32(id))
+    }
+
+    /// Makes room in `shard`'s hash table and copies `s` into its arena;
+    /// returns the record's location.
+    fn prepare(&self, shard: &mut Shard, s: &str) -> Result<arena::Loc, Error> {
+        let Shard { arena, table } = shard;
+        if table.len() == table.capacity() {
+            self.grow(|budget| {
+                let before = table.allocation_size();
+                // Twice the buckets, each a slot and a control byte, plus a
+                // group of trailing control bytes and alignment.
+                let bound = before.saturating_mul(2).saturating_add(128);
+                if bound > budget {
+                    return (Err(self.limit_error(bound)), 0);
+                }
+                let grown = table
+                    .try_reserve(1, |&slot| rehash(&self.hasher, arena, slot))
+                    .map_err(|_| Error::new(ErrorKind::AllocFailed, bound));
+                (grown, table.allocation_size() - before)
+            })?;
+        }
+        // Most strings fit the current block: no allocation, no growth
+        // lock. A push that needs a chunk fails at budget 0 without any
+        // change and is retried under the growth lock.
+        match arena.push(s, 0) {
+            Ok(loc) => Ok(loc),
+            Err(e) if e.kind() == ErrorKind::MemoryLimit => self.grow(|budget| {
+                let before = arena.heap_bytes();
+                let pushed = arena.push(s, budget).map_err(|e| {
+                    if e.kind() == ErrorKind::MemoryLimit {
+                        e.with_limit(self.limits.get_max_bytes())
+                    } else {
+                        e
+                    }
+                });
+                (pushed, arena.heap_bytes() - before)
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Adds hint-cache level `k` if no other thread has, when the byte
+    /// limit allows; never fails (the cache only speeds up hits).
+    #[cold]
+    fn grow_hints(&self, k: usize) {
+        let _ = self.grow(|budget| {
+            if self.hints.wants_level(self.len()) != Some(k) || level_bytes(k) > budget {
+                return (Ok(()), 0);
+            }
+            match self.hints.install(k) {
+                Ok(()) => (Ok(()), level_bytes(k)),
+                Err(e) => (Err(e), 0),
+            }
+        });
+    }
+
+    /// Installs index segment `k` if no other thread has.
+    #[cold]
+    fn install_segment(&self, k: usize) -> Result<(), Error> {
+        self.grow(|budget| {
+            if self.index.has_segment(k) {
+                return (Ok(()), 0);
+            }
+            let bytes = segment_bytes(k);
+            if bytes > budget {
+                return (Err(self.limit_error(bytes)), 0);
+            }
+            match self.index.install(k) {
+                Ok(()) => (Ok(()), bytes),
+                Err(e) => (Err(e), 0),
+            }
+        })
+    }
+}
+
+impl<S> SharedStringTable<S> {
+    /// Runs an allocation under the growth lock: `f` gets the bytes the
+    /// table may still add and returns its result and the bytes it added
+    /// (even when it failed).
+    #[cold]
+    fn grow<R>(&self, f: impl FnOnce(usize) -> (Result<R, Error>, usize)) -> Result<R, Error> {
+        let _grow = lock(&self.grow);
+        let used = self.memory.load(Ordering::Relaxed);
+        let max = self.limits.get_max_bytes();
+        let budget = if max == usize::MAX {
+            usize::MAX
+        } else {
+            max.saturating_sub(used)
+        };
+        let (result, added) = f(budget);
+        self.memory.store(used + added, Ordering::Relaxed);
+        result
+    }
+
+    fn limit_error(&self, bytes: usize) -> Error {
+        Error::new(ErrorKind::MemoryLimit, bytes).with_limit(self.limits.get_max_bytes())
+    }
+
+    /// The string of `id`, or `None` if no thread has received `id` from
+    /// this table. Takes no lock and never waits for a writer: an id that
+    /// any thread received resolves in every thread it is handed to.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::new();
+    /// let id = table.intern("main");
+    /// let s = std::thread::scope(|scope| scope.spawn(|| table.resolve(id)).join().unwrap());
+    /// assert_eq!(s, Some("main"));
+    /// assert_eq!(table.resolve(strtab::StringId::from_u32(99)), None);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn resolve(&self, id: StringId) -> Option<&str> {
+        resolve(&self.index, id.index())
+    }
+
+    /// Number of ids given out, `""` included (so never 0). While other
+    /// threads intern, this is a snapshot, and the newest ids below it may
+    /// still be on their way to `resolve`; once they are done, the ids in
+    /// use are exactly `0..len()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::new();
+    /// assert_eq!(table.len(), 1);
+    /// table.intern("a");
+    /// assert_eq!(table.len(), 2);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Whether the table holds only `""`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(strtab::SharedStringTable::new().is_empty());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 1
+    }
+
+    /// Every heap byte the table holds: the shard list, each shard's arena
+    /// chunks (with bumpalo's footers and the arena's bookkeeping) and hash
+    /// table, and the index segments. Bytes are counted as requested from
+    /// the global allocator (its own per-allocation headers are not
+    /// included).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::new();
+    /// let empty = table.memory_usage();
+    /// table.intern("main");
+    /// // The index's first segment and the shard's first chunk.
+    /// assert!(table.memory_usage() > empty + (16 << 10));
+    /// ```
+    #[must_use]
+    pub fn memory_usage(&self) -> usize {
+        self.memory.load(Ordering::Relaxed)
+    }
+
+    /// The table's limits (with a byte limit below the empty table's
+    /// footprint raised to it).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(strtab::SharedStringTable::new().limits(), strtab::Limits::new());
+    /// ```
+    #[must_use]
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The number of shards.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::new();
+    /// assert_eq!(table.shards(), strtab::SharedStringTable::default_shards());
+    /// ```
+    #[must_use]
+    pub fn shards(&self) -> usize {
+        self.shards.len()
+    }
+
+    /// The table's hasher.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::new();
+    /// let _hasher = table.hasher();
+    /// ```
+    #[must_use]
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// Freezes the table into a [`Resolver`], the type
+    /// [`StringTable::into_resolver`](crate::StringTable::into_resolver)
+    /// makes: it drops the hash tables and keeps the shard arenas and the
+    /// id index, so no string is copied; it resolves ids and iterates in id
+    /// order, `""` first.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::new();
+    /// let id = table.intern("main");
+    /// let resolver = table.into_resolver();
+    /// assert_eq!(&resolver[id], "main");
+    /// assert_eq!(resolver.iter().collect::<Vec<_>>(), ["", "main"]);
+    /// ```
+    #[must_use]
+    pub fn into_resolver(self) -> Resolver {
+        let SharedStringTable { shards, index, .. } = self;
+        let arenas: Vec<Arena> = shards
+            .into_vec()
+            .into_iter()
+            .map(|shard| {
+                let Shard { arena, table } =
+                    shard.0.into_inner().unwrap_or_else(PoisonError::into_inner);
+                drop(table);
+                arena
+            })
+            .collect();
+        Resolver::from_shared(Frozen::new(index, arenas))
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn intern_failed(e: &Error) -> ! {
+    panic!("{e}")
+}
+
+impl<S> core::ops::Index<StringId> for SharedStringTable<S> {
+    type Output = str;
+
+    /// # Panics
+    ///
+    /// Panics if no thread has received `id` from this table.
+    #[inline]
+    fn index(&self, id: StringId) -> &str {
+        match self.resolve(id) {
+            Some(s) => s,
+            None => crate::resolver::unknown_id(id, self.len()),
+        }
+    }
+}
+
+impl<S> fmt::Debug for SharedStringTable<S> {
+    /// A summary: the number of strings, the memory held, the shard count
+    /// and the limits, never the strings themselves.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedStringTable")
+            .field("len", &self.len())
+            .field("memory_usage", &self.memory_usage())
+            .field("shards", &self.shards())
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_is_every_shard_and_segment() {
+        let table = SharedStringTable::builder().shards(4).build();
+        for i in 0..if cfg!(miri) { 300 } else { 5000 } {
+            table.intern(&format!("string-{i}"));
+        }
+        let counted: usize = table.shards.len() * size_of::<Padded<ShardLock>>()
+            + table
+                .shards
+                .iter()
+                .map(|s| lock(&s.0).heap_bytes())
+                .sum::<usize>()
+            + table.index.heap_bytes()
+            + table.hints.heap_bytes();
+        assert_eq!(table.memory_usage(), counted);
+    }
+}

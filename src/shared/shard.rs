@@ -1,0 +1,60 @@
+//! One shard of a [`SharedStringTable`](crate::SharedStringTable): an
+//! arena and a hash table of the strings whose hash selects this shard,
+//! always used under the shard's lock.
+
+use core::hash::BuildHasher;
+
+use hashbrown::HashTable;
+
+use crate::arena::Arena;
+use crate::error::Error;
+use crate::table::{find_slot, hash_str};
+
+/// The hashes of a string: the 64-bit hash handed to the shard's hash
+/// table (the same as [`StringTable`](crate::StringTable)'s), and the bits
+/// that select the shard.
+///
+/// The one place the shared table hashes. hashbrown takes its bucket
+/// index from the low bits of the hash and its control byte from the top
+/// 7 bits; the shard comes from bits 40 and up, independent of both for
+/// any shard table below 2^40 buckets, so that the strings of one shard
+/// are still spread over all of its buckets.
+#[inline]
+pub(crate) fn hash_of<S: BuildHasher>(hasher: &S, s: &str) -> (u64, usize) {
+    let h = hash_str(hasher, s);
+    (h, (h >> SHARD_SHIFT) as usize)
+}
+
+/// The lowest hash bit that selects a shard.
+const SHARD_SHIFT: u32 = 40;
+
+/// An arena and the hash table of its strings.
+#[derive(Debug)]
+pub(crate) struct Shard {
+    pub(crate) arena: Arena,
+    pub(crate) table: HashTable<u64>,
+}
+
+impl Shard {
+    /// An empty shard: no arena chunk and no hash-table buckets until its
+    /// first string, so a table's fixed cost stays small whatever its
+    /// shard count.
+    pub(crate) fn new() -> Result<Shard, Error> {
+        Ok(Shard {
+            arena: Arena::with_capacity(0)?,
+            table: HashTable::new(),
+        })
+    }
+
+    /// The id of `s` (not `""`) if this shard holds it: the same lookup
+    /// as [`StringTable`](crate::StringTable)'s.
+    #[inline]
+    pub(crate) fn find(&self, hash: u64, s: &str) -> Option<u32> {
+        find_slot(&self.table, &self.arena, hash, s)
+    }
+
+    /// Heap bytes: the arena and the hash table.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.arena.heap_bytes() + self.table.allocation_size()
+    }
+}

@@ -1,0 +1,491 @@
+//! `SharedStringTable` under concurrent use, checked against a model.
+//!
+//! - `model_concurrent`: several writer threads intern overlapping streams
+//!   (profiler-like names, duplicates across threads, odd characters and
+//!   lengths around the arena's chunk and block boundaries) while a
+//!   resolver thread resolves every id the writers hand it over a channel,
+//!   immediately. Afterwards every string has one id, the ids are exactly
+//!   `0..len()`, and `into_resolver` iterates them in id order, `""` first.
+//! - Limits (strings and bytes) are never exceeded while threads race
+//!   against them, and a failure leaves no id hole.
+//! - Hostile input: a hasher that sends every string to one shard and one
+//!   bucket, huge strings, NUL and non-ASCII bytes.
+//!
+//! Runs under Miri (which detects data races) and ThreadSanitizer
+//! (`.ci/tsan.sh`) with far fewer and shorter strings. Under Miri it needs
+//! Tree Borrows, and `.ci/miri.sh` runs it so: readers keep addresses of
+//! records in a block that writers keep appending to, and `Arena::push`
+//! writes through a `&mut` over the whole block, which Stacked Borrows
+//! takes as a write to every byte of it (invalidating the readers'
+//! pointers) while Tree Borrows tracks the bytes actually written. The
+//! Stacked Borrows run of the whole suite skips these tests.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::mpsc;
+use std::thread;
+
+use strtab::{
+    ErrorKind, FIRST_CHUNK_CAPACITY, Limits, MAX_CHUNK_CAPACITY, SharedStringTable, StringId,
+    StringTable,
+};
+
+/// Writer threads.
+const WRITERS: usize = if cfg!(miri) { 2 } else { 4 };
+/// Interns per writer.
+const INTERNS: usize = if cfg!(miri) { 40 } else { 20_000 };
+
+/// Whether to skip: under Miri, unless `.ci/miri.sh`'s Tree Borrows run
+/// forwarded `STRTAB_MIRI_TREE_BORROWS` (see the module docs).
+fn skip() -> bool {
+    let skip = cfg!(miri) && std::env::var_os("STRTAB_MIRI_TREE_BORROWS").is_none();
+    if skip {
+        eprintln!("skipped: needs Miri's Tree Borrows (bash .ci/miri.sh runs it)");
+    }
+    skip
+}
+
+/// A small deterministic PRNG (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The strings every writer draws from: profiler-like names, labels, odd
+/// bytes, and lengths around the arena's boundaries (the 1-byte/2-byte
+/// length prefix at 128, the first chunk, a 256 KiB block, and the
+/// threshold for a chunk of its own).
+fn pool() -> Vec<String> {
+    let mut rng = Rng(7);
+    let mut pool = vec![String::new()];
+    let names = if cfg!(miri) { 30 } else { 3000 };
+    for i in 0..names {
+        pool.push(match rng.below(5) {
+            0 => format!("tokio::runtime::task::harness::Harness<T>::poll_{i}"),
+            1 => format!("/usr/src/app/src/handlers/route_{}.rs", i % 700),
+            2 => format!("span id {}", rng.next()),
+            3 => format!("ünïcödé-{i}-\u{1F980}"),
+            _ => format!("nul\0byte\0{i}"),
+        });
+    }
+    let mut lengths = vec![127, 128, 129, 16_383, 16_384];
+    if !cfg!(miri) {
+        lengths.extend([
+            FIRST_CHUNK_CAPACITY - 2,
+            FIRST_CHUNK_CAPACITY - 1,
+            FIRST_CHUNK_CAPACITY,
+            MAX_CHUNK_CAPACITY / 4,
+            MAX_CHUNK_CAPACITY / 4 + 1,
+            MAX_CHUNK_CAPACITY - 3,
+            MAX_CHUNK_CAPACITY + 1,
+            300_000,
+        ]);
+    }
+    for (k, len) in lengths.into_iter().enumerate() {
+        let c = char::from(b'a' + k as u8);
+        pool.push(c.to_string().repeat(len));
+    }
+    pool
+}
+
+/// Writer `w`'s stream: mostly strings shared with the other writers
+/// (skewed towards the first ones, as a profiler's hot frames), some only
+/// its own.
+fn stream(pool: &[String], w: usize) -> Vec<String> {
+    let mut rng = Rng(100 + w as u64);
+    (0..INTERNS)
+        .map(|i| match rng.below(10) {
+            0 => format!("thread-{w}-own-{}", i % 97),
+            1..=3 => pool[rng.below(pool.len())].clone(),
+            _ => {
+                let u = rng.below(1000) as f64 / 1000.0;
+                pool[((u * u * u) * pool.len() as f64) as usize].clone()
+            }
+        })
+        .collect()
+}
+
+/// The end state: one id per string, ids exactly `0..len()`, every id
+/// resolving to its string, and `into_resolver` iterating in id order.
+fn check_final(table: SharedStringTable, seen: &HashMap<String, StringId>) {
+    assert_eq!(
+        table.len(),
+        seen.len() + usize::from(!seen.contains_key(""))
+    );
+    let ids: HashSet<u32> = seen.values().map(|id| id.to_u32()).collect();
+    assert_eq!(ids.len(), seen.len(), "two strings share an id");
+    for (s, &id) in seen {
+        assert_eq!(table.resolve(id), Some(s.as_str()));
+        assert_eq!(table.get(s), Some(id));
+        assert!(id.index() < table.len());
+    }
+    for i in 0..table.len() {
+        assert!(
+            table.resolve(StringId::from_u32(i as u32)).is_some(),
+            "hole at {i}"
+        );
+    }
+    assert_eq!(table.resolve(StringId::from_u32(table.len() as u32)), None);
+    let len = table.len();
+    let resolver = table.into_resolver();
+    assert_eq!(resolver.len(), len);
+    let strings: Vec<&str> = resolver.iter().collect();
+    assert_eq!(strings.len(), len);
+    assert_eq!(strings[0], "");
+    for (s, &id) in seen {
+        assert_eq!(strings[id.index()], s);
+        assert_eq!(&resolver[id], s);
+    }
+    assert_eq!(resolver.iter().rev().count(), len);
+}
+
+#[test]
+fn model_concurrent() {
+    if skip() {
+        return;
+    }
+    let pool = pool();
+    let streams: Vec<Vec<String>> = (0..WRITERS).map(|w| stream(&pool, w)).collect();
+    let table = SharedStringTable::builder().shards(8).build();
+    let seen = thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel::<(StringId, &str)>();
+        let table = &table;
+        // The resolver: every id it is handed resolves at once.
+        let resolver = scope.spawn(move || {
+            let mut n = 0;
+            for (id, s) in rx {
+                assert_eq!(table.resolve(id), Some(s), "{id:?}");
+                n += 1;
+            }
+            n
+        });
+        let writers: Vec<_> = streams
+            .iter()
+            .map(|stream| {
+                let tx = tx.clone();
+                scope.spawn(move || {
+                    let mut mine = HashMap::new();
+                    for (i, s) in stream.iter().enumerate() {
+                        let id = table.intern(s);
+                        assert_eq!(table.resolve(id), Some(s.as_str()));
+                        if let Some(&prev) = mine.get(s.as_str()) {
+                            assert_eq!(id, prev, "{s:?} changed id");
+                        } else {
+                            mine.insert(s.as_str(), id);
+                        }
+                        if i % 7 == 0 {
+                            tx.send((id, s.as_str())).unwrap();
+                        }
+                    }
+                    mine
+                })
+            })
+            .collect();
+        drop(tx);
+        let mut seen: HashMap<String, StringId> = HashMap::new();
+        for w in writers {
+            for (s, id) in w.join().unwrap() {
+                let prev = *seen.entry(s.to_owned()).or_insert(id);
+                assert_eq!(prev, id, "{s:?} got two ids across threads");
+            }
+        }
+        assert!(resolver.join().unwrap() > 0);
+        seen
+    });
+    assert_eq!(seen.get(""), Some(&StringId::EMPTY));
+    check_final(table, &seen);
+}
+
+/// Threads race to intern distinct strings into a table with a string
+/// limit: exactly the limit is reached, never passed, with no hole.
+#[test]
+fn string_limit_under_contention() {
+    if skip() {
+        return;
+    }
+    let max = if cfg!(miri) { 12 } else { 1000 };
+    let table = SharedStringTable::with_limits(Limits::new().max_strings(max));
+    let seen = thread::scope(|scope| {
+        let workers: Vec<_> = (0..WRITERS)
+            .map(|w| {
+                let table = &table;
+                scope.spawn(move || {
+                    let mut mine = Vec::new();
+                    for i in 0.. {
+                        let s = format!("w{w}-s{i}");
+                        match table.try_intern(&s) {
+                            Ok(id) => mine.push((s, id)),
+                            Err(e) => {
+                                assert_eq!(e.kind(), ErrorKind::IdsExhausted);
+                                assert!(table.len() <= max);
+                                break;
+                            }
+                        }
+                        assert!(table.len() <= max);
+                    }
+                    mine
+                })
+            })
+            .collect();
+        let mut seen = HashMap::new();
+        for w in workers {
+            seen.extend(w.join().unwrap());
+        }
+        seen
+    });
+    assert_eq!(table.len(), max);
+    // Hits still succeed at the limit.
+    for (s, &id) in &seen {
+        assert_eq!(table.try_intern(s), Ok(id));
+    }
+    check_final(table, &seen);
+}
+
+/// Threads race against a byte limit: `memory_usage` never passes it,
+/// every failure is `MemoryLimit`, and the ids stay dense.
+#[test]
+fn byte_limit_under_contention() {
+    if skip() {
+        return;
+    }
+    let max = if cfg!(miri) { 40 << 10 } else { 1 << 20 };
+    let table = SharedStringTable::builder()
+        .shards(4)
+        .limits(Limits::new().max_bytes(max))
+        .build();
+    let seen = thread::scope(|scope| {
+        let workers: Vec<_> = (0..WRITERS)
+            .map(|w| {
+                let table = &table;
+                scope.spawn(move || {
+                    let mut rng = Rng(w as u64);
+                    let mut mine = Vec::new();
+                    let mut failures = 0;
+                    for i in 0.. {
+                        // Mostly short strings, some large ones that need
+                        // chunks of their own.
+                        let len = if rng.below(50) == 0 { 70_000 } else { 20 };
+                        let len = if cfg!(miri) { len.min(200) } else { len };
+                        let s = format!("{w}-{i}-{}", "x".repeat(len));
+                        match table.try_intern(&s) {
+                            Ok(id) => mine.push((s, id)),
+                            Err(e) => {
+                                assert_eq!(e.kind(), ErrorKind::MemoryLimit, "{e}");
+                                failures += 1;
+                                if failures > 20 {
+                                    break;
+                                }
+                            }
+                        }
+                        assert!(table.memory_usage() <= max);
+                    }
+                    mine
+                })
+            })
+            .collect();
+        let mut seen = HashMap::new();
+        for w in workers {
+            seen.extend(w.join().unwrap());
+        }
+        seen
+    });
+    assert!(table.memory_usage() <= max);
+    assert!(seen.len() > 10);
+    check_final(table, &seen);
+}
+
+/// A failed insertion leaves the table as it was: same length, the string
+/// absent, and the next string gets the next id.
+#[test]
+fn failure_leaves_no_hole() {
+    if skip() {
+        return;
+    }
+    let table = SharedStringTable::with_limits(Limits::new().max_bytes(64 << 10));
+    let a = table.intern("a");
+    let err = table.try_intern(&"x".repeat(1 << 20)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::MemoryLimit);
+    assert_eq!(table.len(), 2);
+    assert_eq!(table.get(&"x".repeat(1 << 20)), None);
+    assert_eq!(table.intern("b").to_u32(), a.to_u32() + 1);
+    assert!(table.memory_usage() <= 64 << 10);
+}
+
+/// A hasher that sends every string to the same shard and bucket.
+#[derive(Default)]
+struct Constant;
+
+impl Hasher for Constant {
+    fn finish(&self) -> u64 {
+        0
+    }
+    fn write(&mut self, _: &[u8]) {}
+}
+
+#[test]
+fn hostile_hasher_still_correct() {
+    if skip() {
+        return;
+    }
+    let n = if cfg!(miri) { 20 } else { 2000 };
+    let table = SharedStringTable::builder()
+        .hasher(BuildHasherDefault::<Constant>::default())
+        .build();
+    let seen = thread::scope(|scope| {
+        let workers: Vec<_> = (0..2)
+            .map(|w| {
+                let table = &table;
+                scope.spawn(move || {
+                    (0..n)
+                        .map(|i| {
+                            // Both threads intern the same strings, in
+                            // opposite orders.
+                            let i = if w == 0 { i } else { n - 1 - i };
+                            let s = format!("collide-{i}");
+                            let id = table.intern(&s);
+                            (s, id)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut seen: HashMap<String, StringId> = HashMap::new();
+        for w in workers {
+            for (s, id) in w.join().unwrap() {
+                assert_eq!(*seen.entry(s).or_insert(id), id);
+            }
+        }
+        seen
+    });
+    assert_eq!(seen.len(), n);
+    let len = table.len();
+    assert_eq!(len, n + 1);
+    for (s, &id) in &seen {
+        assert_eq!(table.resolve(id), Some(s.as_str()));
+        assert_eq!(table.get(s), Some(id));
+    }
+    let resolver = table.into_resolver();
+    assert_eq!(resolver.iter().next(), Some(""));
+    assert_eq!(resolver.len(), len);
+}
+
+#[test]
+fn odd_strings() {
+    if skip() {
+        return;
+    }
+    let table = SharedStringTable::new();
+    let odd = [
+        "\0",
+        "\0\0\0",
+        "\u{FEFF}",
+        "\u{10FFFF}",
+        "a\u{0301}",
+        "\r\n",
+        " ",
+        "\u{1F980}\u{200D}\u{1F980}",
+    ];
+    let ids: Vec<StringId> = odd.iter().map(|s| table.intern(s)).collect();
+    for (s, id) in odd.iter().zip(&ids) {
+        assert_eq!(&table[*id], *s);
+    }
+    assert_eq!(table.intern(""), StringId::EMPTY);
+    assert_eq!(table.get("\0\0"), None);
+    assert_eq!(table.resolve(StringId::from_u32(u32::MAX)), None);
+    assert_eq!(table.resolve(StringId::from_u32(u32::MAX - 1)), None);
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "allocates megabytes")]
+fn huge_string() {
+    if skip() {
+        return;
+    }
+    let table = SharedStringTable::new();
+    let big = "z".repeat(20 << 20);
+    let id = table.intern(&big);
+    assert_eq!(table.resolve(id).map(str::len), Some(20 << 20));
+    assert!(table.memory_usage() >= 20 << 20);
+    assert_eq!(table.intern("after"), StringId::from_u32(2));
+}
+
+#[test]
+#[should_panic(expected = "string table is full")]
+fn intern_panics_with_the_error() {
+    // Fails before storing anything: no borrow-model question, so not
+    // skipped (`skip` returning would fail `should_panic`).
+    let table = SharedStringTable::with_limits(Limits::new().max_strings(1));
+    table.intern("a");
+}
+
+#[test]
+fn debug_is_a_summary() {
+    if skip() {
+        return;
+    }
+    let table = SharedStringTable::new();
+    table.intern("secret-label-value");
+    let debug = format!("{table:?}");
+    assert!(debug.starts_with("SharedStringTable {"), "{debug}");
+    assert!(debug.contains("len: 2"), "{debug}");
+    assert!(!debug.contains("secret"), "{debug}");
+    let resolver = format!("{:?}", table.into_resolver());
+    assert!(!resolver.contains("secret"), "{resolver}");
+}
+
+/// The frozen form works everywhere a `StringTable`'s does: pprof
+/// encoding, and merging into a `StringTable`.
+#[test]
+fn resolver_feeds_pprof_and_merge() {
+    if skip() {
+        return;
+    }
+    let table = SharedStringTable::new();
+    let (a, b) = (table.intern("main"), table.intern("poll"));
+    let resolver = table.into_resolver();
+    let mut out = Vec::new();
+    strtab::pprof::write_string_table(resolver.iter(), &mut out);
+    assert_eq!(out, b"\x32\x00\x32\x04main\x32\x04poll");
+    assert_eq!(strtab::pprof::string_table_len(resolver.iter()), out.len());
+    let mut other = StringTable::new();
+    other.intern("poll");
+    let remap = other.merge(&resolver);
+    assert_eq!(&other[remap[b]], "poll");
+    assert_eq!(&other[remap[a]], "main");
+    assert_eq!(remap[b], StringId::from_u32(1));
+    assert!(resolver.memory_usage() > 0);
+    let shared: std::sync::Arc<strtab::Resolver> = std::sync::Arc::new(resolver);
+    let s2 = shared.clone();
+    thread::spawn(move || assert_eq!(s2.resolve(a), Some("main")))
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn one_thread_matches_string_table() {
+    if skip() {
+        return;
+    }
+    let pool = pool();
+    let stream = stream(&pool, 0);
+    let shared = SharedStringTable::new();
+    let mut single = StringTable::new();
+    for s in &stream {
+        assert_eq!(shared.intern(s), single.intern(s), "{s:?}");
+    }
+    let a: Vec<&str> = single.iter().collect();
+    let resolver = shared.into_resolver();
+    let b: Vec<&str> = resolver.iter().collect();
+    assert_eq!(a, b);
+}
