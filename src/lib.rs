@@ -140,6 +140,7 @@ pub mod pprof;
 mod prefetch;
 mod remap;
 mod resolver;
+mod shrink;
 mod store;
 mod table;
 

@@ -82,7 +82,7 @@ pub(crate) fn arena_bytes_for(strings: usize, bytes: usize) -> usize {
 /// reads the string from the arena. Tables grow by doubling, so each
 /// string is re-hashed about once over the table's life.
 #[inline]
-fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, slot: u64) -> u64 {
+pub(crate) fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, slot: u64) -> u64 {
     table_hash(hash_str(hasher, arena.str(slot_loc(slot))))
 }
 
