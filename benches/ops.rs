@@ -13,6 +13,15 @@
 //!   one and recording the remap.
 //! - `compact/100k_keep_10pct/<method>`: keeping every tenth id of a 100k
 //!   table: `compact` vs building a new table from the kept strings.
+//! - `period/steady/<policy>`: one export period of a continuous profiler
+//!   (5,000 hot and 1,000 label strings, each interned once after the
+//!   `clear`, then 24,000 hits from a skewed stream over them), then
+//!   `clear()` and: nothing (`clear_only`); `shrink_to(2 * steady)` every
+//!   period (`shrink_to_2x_every_period`: the documented pattern, a no-op
+//!   in the steady state); `shrink_to_fit` every 10th period
+//!   (`shrink_to_fit_every_10`) or every period (`shrink_to_fit_every_period`),
+//!   after which the next period grows the table again from a new table's
+//!   sizes: the cost of a shrink that releases memory.
 //!
 //! Throughput: elements (strings). Data from the same generator as the
 //! `intern` benchmark.
@@ -154,5 +163,61 @@ fn compact(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, batch, merge, compact);
+/// Strings of one period: hot ones, then label values.
+const PERIOD_UNIQUE: usize = 6_000;
+/// Hits per period after the misses.
+const PERIOD_HITS: usize = 24_000;
+
+fn period(c: &mut Criterion) {
+    let strings = setup::unique_strings(PERIOD_UNIQUE, setup::SEED);
+    let hits = setup::skewed_stream(&strings, PERIOD_HITS, setup::SEED ^ 2);
+    let hits = &hits[hits.len() - PERIOD_HITS..];
+    let fill = |table: &mut StringTable| {
+        for s in &strings {
+            black_box(table.intern(s));
+        }
+        for s in hits {
+            black_box(table.intern(s));
+        }
+    };
+    // The steady footprint: what a period needs.
+    let mut table = StringTable::new();
+    fill(&mut table);
+    let steady = table.memory_usage();
+    let mut g = c.benchmark_group("period/steady");
+    g.sample_size(20)
+        .throughput(Throughput::Elements((PERIOD_UNIQUE + PERIOD_HITS) as u64));
+    // (name, shrink after the clear of period n)
+    type Policy = fn(&mut StringTable, usize, usize);
+    let policies: [(&str, Policy); 4] = [
+        ("clear_only", |_, _, _| {}),
+        ("shrink_to_2x_every_period", |t, _, steady| {
+            t.shrink_to(2 * steady)
+        }),
+        ("shrink_to_fit_every_10", |t, n, _| {
+            if n % 10 == 0 {
+                t.shrink_to_fit();
+            }
+        }),
+        ("shrink_to_fit_every_period", |t, _, _| t.shrink_to_fit()),
+    ];
+    for (name, shrink) in policies {
+        let mut n = 0usize;
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                fill(&mut table);
+                table.clear();
+                shrink(&mut table, n, steady);
+                n += 1;
+            });
+        });
+        // Leave the table at its steady size for the next policy.
+        table.clear();
+        fill(&mut table);
+        table.clear();
+    }
+    g.finish();
+}
+
+criterion_group!(benches, batch, merge, compact, period);
 criterion_main!(benches);

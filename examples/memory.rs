@@ -22,13 +22,23 @@
 //! for `strtab` alone: process RSS before building a 1M-string table, with
 //! it, and after dropping it.
 //!
+//! Last, the burst scenario of a continuous profiler
+//! (`examples/common/burst.rs`): RSS before a burst of unique strings, at
+//! its peak, after `clear()` (with and without `shrink_to`), after glibc's
+//! `malloc_trim(0)`, and 20 periods later. `memory-allocators/` runs the
+//! same scenario under jemalloc and mimalloc.
+//!
 //! Run one measurement by hand with
-//! `cargo run --release --example memory -- run strtab stream`.
+//! `cargo run --release --example memory -- run strtab stream`, or
+//! `cargo run --release --example memory -- burst 50000 shrink`.
 #![allow(unsafe_code)] // the counting global allocator and malloc_trim
 
 #[macro_use]
 #[path = "../benches/setup/mod.rs"]
 mod setup;
+
+#[path = "common/burst.rs"]
+mod burst;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
@@ -247,9 +257,15 @@ fn main() {
     match args.as_slice() {
         ["run", imp, workload] => return run(imp, workload),
         ["big"] => return big(),
+        ["burst", n, mode] => {
+            let n: usize = n.parse().expect("a burst size");
+            let shrink = *mode == "shrink";
+            let b = burst::run(n, shrink, &trim);
+            return println!("{}", burst::row("glibc", n, shrink, &b));
+        }
         [] => {}
         _ => {
-            eprintln!("usage: memory [run IMPL WORKLOAD | big]");
+            eprintln!("usage: memory [run IMPL WORKLOAD | big | burst N shrink|clear]");
             std::process::exit(2);
         }
     }
@@ -317,6 +333,26 @@ fn main() {
     );
 
     scaling();
+    bursts();
+}
+
+/// Burst sizes of the burst section: the 50,000 strings, and ten
+/// times that.
+const BURSTS: [usize; 2] = [50_000, 500_000];
+
+/// The burst scenario under glibc, each run in its own process.
+fn bursts() {
+    println!(
+        "\n### Burst: {} hot strings + {} new labels per period, one burst (glibc)\n",
+        burst::HOT,
+        burst::LABELS
+    );
+    println!("{}", burst::HEADER);
+    for n in BURSTS {
+        for mode in ["clear", "shrink"] {
+            println!("{}", child(&["burst", &n.to_string(), mode]));
+        }
+    }
 }
 
 /// Allocation calls to fill each implementation with 10k, 100k and 1M

@@ -93,7 +93,8 @@
 //!   own, sized to it (or an empty block left by `clear`), and the current
 //!   chunk stays open.
 //! - **Nothing is freed per string.** Strings live until the table is
-//!   dropped or cleared.
+//!   dropped or cleared; [`StringTable::shrink_to`] after a `clear` frees
+//!   the chunks a burst left behind.
 //! - **Four bytes per id.** The id index stores, for each id, a packed
 //!   32-bit arena location (block and offset), not a 16-byte `&str`. It
 //!   starts at one page ([`INITIAL_INDEX_CAPACITY`] entries) and grows by
@@ -125,6 +126,7 @@
 //! | [`compact`](StringTable::compact) | O(len) bit tests, plus a hash and a copy per kept string; no lookups |
 //! | [`memory_usage`](StringTable::memory_usage), [`len`](StringTable::len) | O(1) |
 //! | [`clear`](StringTable::clear) | O(chunks + hash table buckets); keeps all memory |
+//! | [`shrink_to`](StringTable::shrink_to) / [`shrink_to_fit`](StringTable::shrink_to_fit) | nothing within `max_bytes`; after `clear`, frees the chunks and reallocates one, plus the index and hash table; holding strings, copies the index and re-hashes each string into a smaller hash table |
 //! | [`into_resolver`](StringTable::into_resolver) | frees the hash table; O(1) otherwise |
 //!
 //! # Errors and limits
@@ -192,6 +194,7 @@ mod remap;
 mod resolver;
 #[allow(unsafe_code)]
 mod shared;
+mod shrink;
 mod store;
 mod table;
 

@@ -18,6 +18,10 @@
 //! then every allocation point of a long run is failed in turn. The same
 //! is done for `SharedStringTable` (its shard arenas and hash tables and
 //! its id-index segments), checking too that a failure takes no id.
+//! then every allocation point of a long run is failed in turn.
+//! `shrink_to` is failed at each of its allocations, on a table that holds
+//! strings and right after `clear`: it must not abort, lose a string or
+//! leave the table larger.
 //!
 //! Run with `cargo test --test alloc_failure`; `-- --include-ignored` also
 //! runs the case of a documented limitation (the table's fixed bookkeeping
@@ -561,6 +565,118 @@ fn try_build_small_allocations() {
     }
 }
 
+/// `shrink_to` on a table that holds strings, with slack in its index and
+/// hash table to release: every allocation it makes is refused in turn
+/// (and under a live-bytes budget that allows no growth, and with every
+/// allocation of 64 bytes or more refused). It never aborts, never loses
+/// a string, never leaves the table larger, and completes once memory is
+/// back.
+fn shrink_holding_strings() {
+    let make = || {
+        let mut t = Checked::new(StringTable::with_capacity(scaled(20_000, 400), 1 << 16));
+        for i in 0..scaled(2_000, 40) {
+            t.intern(&format!("shrink-{i}-{}", "s".repeat(i % 30)));
+        }
+        t.intern(&"B".repeat(100_000));
+        t
+    };
+    for fail in [Fail::LiveAbove(0), Fail::AboveBudget(0), Fail::AtLeast(64)] {
+        let mut t = make();
+        let before = t.table.memory_usage();
+        let fail = match fail {
+            Fail::LiveAbove(_) => Fail::LiveAbove(LIVE.load(Relaxed)),
+            other => other,
+        };
+        let (_, stats) = armed(fail, || t.table.shrink_to_fit());
+        assert!(stats.refused > 0, "{fail:?}: nothing was refused");
+        assert!(t.table.memory_usage() <= before);
+        t.check_all();
+        t.intern("after");
+        t.check_all();
+    }
+    // Each allocation point in turn, until a shrink_to_fit runs clean.
+    let mut t = make();
+    let first = t.table.memory_usage();
+    let mut n = 0;
+    loop {
+        let before = t.table.memory_usage();
+        let (_, stats) = armed(Fail::After(n), || t.table.shrink_to_fit());
+        assert!(
+            t.table.memory_usage() <= before,
+            "After({n}) grew the table"
+        );
+        t.check_last();
+        if stats.refused == 0 {
+            break;
+        }
+        n += 1;
+        assert!(n < 16, "no progress");
+    }
+    assert!(t.table.memory_usage() < first, "nothing was released");
+    t.check_all();
+}
+
+/// `clear` + `shrink_to` after a burst, with the allocator refusing: the
+/// arena is freed before its new chunk is allocated, so a budget that
+/// allows no growth beyond the new arena's fixed bookkeeping (under 100
+/// bytes, allocated before the old arena is freed) still releases the
+/// burst; when every chunk, index and hash-table allocation is refused the
+/// table is left without a chunk (and smaller than a new table), and works
+/// once memory is back.
+fn shrink_after_clear() {
+    let new = StringTable::new().memory_usage();
+    let burst = |t: &mut Checked| {
+        for i in 0..scaled(30_000, 600) {
+            t.intern(&format!("burst-{i}-{}", "b".repeat(i % 40)));
+        }
+    };
+    /// The new arena's bookkeeping, with room to spare.
+    const BOOKKEEPING: usize = 256;
+    let cases = [
+        Fail::LiveAbove(0),
+        Fail::AboveBudget(BOOKKEEPING),
+        Fail::AtLeast(1024),
+        Fail::AtLeast(64),
+    ];
+    for fail in cases {
+        let mut t = Checked::new(StringTable::new());
+        burst(&mut t);
+        let peak = t.table.memory_usage();
+        t.table.clear();
+        t.strings.truncate(1);
+        let fail = match fail {
+            Fail::LiveAbove(_) => Fail::LiveAbove(LIVE.load(Relaxed) + BOOKKEEPING),
+            other => other,
+        };
+        let (_, stats) = armed(fail, || t.table.shrink_to(peak / 8));
+        let shrunk = t.table.memory_usage();
+        assert!(shrunk < peak, "{fail:?}: nothing was released ({stats:?})");
+        assert!(shrunk <= (peak / 8).max(new), "{fail:?}: {shrunk} bytes");
+        t.check_all();
+        // Refilling works (allocating again if the shrink could not).
+        burst(&mut t);
+        t.check_all();
+    }
+}
+
+/// Documented limitation (see `StringTable::shrink_to`): rebuilding the
+/// arena of a cleared table allocates its fixed bookkeeping (a boxed
+/// `Bump` and a one-entry block list, under 100 bytes, right after freeing
+/// the old chunks) infallibly, as `try_build` does, so refusing every
+/// allocation from the first aborts. Run only with `--include-ignored`.
+fn shrink_after_clear_small_allocations() {
+    for n in 0..4 {
+        let mut t = Checked::new(StringTable::new());
+        for i in 0..2_000 {
+            t.intern(&format!("small-{i}"));
+        }
+        t.table.clear();
+        t.strings.truncate(1);
+        let _ = armed(Fail::After(n), || t.table.shrink_to_fit());
+        t.check_all();
+    }
+}
+
 // ---------------------------------------------------------------------------
 // The runner.
 
@@ -593,6 +709,15 @@ const CASES: &[Case] = &[
         None,
     ),
     ("try_build_fails_cleanly", try_build_fails_cleanly, None),
+    ("shrink_holding_strings", shrink_holding_strings, None),
+    ("shrink_after_clear", shrink_after_clear, None),
+    (
+        "shrink_after_clear_small_allocations",
+        shrink_after_clear_small_allocations,
+        Some(
+            "documented limitation: shrink_to re-allocates the arena's fixed bookkeeping infallibly",
+        ),
+    ),
     (
         "shared_every_allocation_point",
         shared_every_allocation_point,

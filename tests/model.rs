@@ -5,7 +5,8 @@
 //! The strings cover the cases that matter for the arena: the empty string,
 //! non-ASCII and NUL bytes, and lengths at and around chunk and block
 //! boundaries, so that chunk growth, dedicated chunks and reuse after
-//! `clear` are all exercised.
+//! `clear` are all exercised, and `shrink_to` after `clear` and on a
+//! table that holds strings.
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -149,7 +150,7 @@ fn run<S: std::hash::BuildHasher>(
     let mut model = Model::new();
     let mut pool: Vec<String> = Vec::new();
     for step in 0..STEPS {
-        match rng.below(20) {
+        match rng.below(21) {
             0..=9 => {
                 let s = make_string(&mut rng, &pool);
                 let before = table.len();
@@ -221,6 +222,28 @@ fn run<S: std::hash::BuildHasher>(
                 model.clear();
             }
             19 => check_all(&table, &model),
+            20 => {
+                // shrink_to: after a clear (everything can go) or on the
+                // table as it is (only index and hash-table slack).
+                if rng.below(3) == 0 {
+                    table.clear();
+                    model.clear();
+                }
+                let memory = table.memory_usage();
+                let max_bytes = match rng.below(4) {
+                    0 => 0,
+                    1 => memory / 2,
+                    2 => memory.saturating_sub(1),
+                    _ => usize::MAX,
+                };
+                table.shrink_to(max_bytes);
+                let shrunk = table.memory_usage();
+                assert!(shrunk <= memory, "step {step}: shrink_to grew the table");
+                if max_bytes >= memory {
+                    assert_eq!(shrunk, memory, "step {step}: shrink_to within max_bytes");
+                }
+                check_all(&table, &model);
+            }
             _ => {}
         }
         if let Some(limits) = limits {

@@ -20,7 +20,10 @@
 //! - `try_merge` returns a remap to the ids the model gives the other
 //!   table's strings;
 //! - `try_compact` keeps `""` and exactly the chosen strings, in order,
-//!   with a remap that agrees, and leaves the table untouched.
+//!   with a remap that agrees, and leaves the table untouched;
+//! - `shrink_to` never grows the table, does nothing within `max_bytes`,
+//!   keeps every string and id, and right after `clear` gets the table
+//!   under `max_bytes` or a new table's footprint.
 //!
 //! Every few operations, and at the end, the whole table is compared with
 //! the model (`iter`, forwards and backwards, `resolve` and `get` of every
@@ -86,6 +89,18 @@ enum Op {
     Merge(Vec<Text>),
     /// `try_compact` keeping the ids whose bit is set (cycled over ids).
     Compact(Vec<u8>),
+    /// `shrink_to`, after a `clear` if `clear_first`.
+    ShrinkTo { clear_first: bool, max: Shrink },
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Shrink {
+    /// `shrink_to_fit`.
+    Fit,
+    /// `shrink_to(memory_usage() * n / 256)`.
+    Fraction(u8),
+    /// `shrink_to(n * 64)`.
+    Bytes(u16),
 }
 
 #[derive(Arbitrary, Debug)]
@@ -207,6 +222,12 @@ fn build<S: BuildHasher>(setup: Setup, hasher: S) -> StringTable<S> {
 /// Heap bytes of the smallest table: what a byte limit below it is raised to.
 fn empty_footprint() -> usize {
     StringTable::with_limits(Limits::new().max_bytes(0)).memory_usage()
+}
+
+/// Heap bytes of `StringTable::new()`: what a cleared table shrinks to at
+/// most (or to `max_bytes`, if larger).
+fn new_footprint() -> usize {
+    StringTable::new().memory_usage()
 }
 
 fn limited<S>(table: &StringTable<S>) -> bool {
@@ -489,6 +510,36 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
                     assert!(compact.memory_usage() <= compact.limits().get_max_bytes());
                 }
                 assert_eq!(table.memory_usage(), before, "compact changed the table");
+            }
+            Op::ShrinkTo { clear_first, max } => {
+                if *clear_first {
+                    table.clear();
+                    model = Model::new();
+                }
+                let before = table.memory_usage();
+                let max_bytes = match max {
+                    Shrink::Fit => 0,
+                    Shrink::Fraction(n) => before / 256 * usize::from(*n),
+                    Shrink::Bytes(n) => usize::from(*n) * 64,
+                };
+                if matches!(max, Shrink::Fit) {
+                    table.shrink_to_fit();
+                } else {
+                    table.shrink_to(max_bytes);
+                }
+                let after = table.memory_usage();
+                assert!(after <= before, "shrink_to grew the table: {before} -> {after}");
+                if max_bytes >= before {
+                    assert_eq!(after, before, "shrink_to released memory within max_bytes");
+                }
+                if table.len() == 1 {
+                    let bound = max_bytes.max(new_footprint());
+                    assert!(
+                        after <= bound,
+                        "shrink_to({max_bytes}) after clear left {after} bytes (bound {bound})"
+                    );
+                }
+                check_full(&table, &model);
             }
         }
         check_invariants(&table, &model);
