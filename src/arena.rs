@@ -7,7 +7,7 @@
 //! [`Arena::add_chunk`]). Each chunk is cut into *blocks* of at most
 //! [`MAX_BLOCK`] bytes, filled from the front with *records*: a one-byte
 //! length for strings under [`LONG_LEN`] bytes (or the [`ESCAPE`] byte and
-//! an 8-byte length for longer ones), then the string's bytes. A record
+//! a 4-byte length for longer ones), then the string's bytes. A record
 //! never straddles blocks. It is located by a packed 32-bit [`Loc`]: the
 //! block number in the high [`BLOCK_BITS`] bits and the record's offset
 //! within the block in the low [`LOCAL_BITS`] bits. A `Loc` is
@@ -98,10 +98,11 @@ const MAX_BLOCKS: usize = 1 << BLOCK_BITS;
 pub(crate) const DEDICATED_MIN: usize = MAX_CHUNK_CAPACITY / 4;
 /// Strings of this many bytes or more have the long record form.
 pub(crate) const LONG_LEN: usize = 255;
-/// The first byte of a long record: an 8-byte little-endian length follows.
+/// The first byte of a long record: a 4-byte little-endian length follows.
+/// Strings of 4 GiB or more are refused ([`ErrorKind::CapacityOverflow`]).
 const ESCAPE: u8 = 0xFF;
 /// Bytes before a long record's string: the escape and the length.
-const LONG_PREFIX: usize = 1 + size_of::<u64>();
+const LONG_PREFIX: usize = 1 + size_of::<u32>();
 /// bumpalo's smallest chunk (`DEFAULT_CHUNK_SIZE_WITHOUT_FOOTER`).
 const BUMPALO_MIN_CHUNK: usize = 512 - CHUNK_OVERHEAD;
 
@@ -133,6 +134,7 @@ fn record_size(len: usize) -> Option<usize> {
     if len < LONG_LEN {
         Some(len + 1)
     } else {
+        u32::try_from(len).ok()?;
         len.checked_add(LONG_PREFIX)
     }
 }
@@ -239,11 +241,11 @@ pub(crate) enum Probe<'t, T> {
 #[cold]
 #[inline(never)]
 unsafe fn long_bytes<'a>(q: *const u8) -> &'a [u8] {
-    // SAFETY: the caller guarantees a whole long record: the 8-byte length
+    // SAFETY: the caller guarantees a whole long record: the 4-byte length
     // at `q`, then that many initialised bytes.
     unsafe {
-        let len = u64::from_le_bytes(q.cast::<[u8; 8]>().read_unaligned());
-        core::slice::from_raw_parts(q.add(size_of::<u64>()), len as usize)
+        let len = u32::from_le_bytes(q.cast::<[u8; 4]>().read_unaligned());
+        core::slice::from_raw_parts(q.add(size_of::<u32>()), len as usize)
     }
 }
 
@@ -321,9 +323,10 @@ impl<'a> Block<'a> {
                 p.add(1)
             } else {
                 p.write(ESCAPE);
+                // `record_size` refused lengths beyond `u32::MAX`.
                 p.add(1)
-                    .cast::<[u8; 8]>()
-                    .write_unaligned((len as u64).to_le_bytes());
+                    .cast::<[u8; 4]>()
+                    .write_unaligned((len as u32).to_le_bytes());
                 p.add(LONG_PREFIX)
             };
             core::ptr::copy_nonoverlapping(s.as_ptr(), bytes, len);

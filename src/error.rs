@@ -17,7 +17,8 @@ pub enum ErrorKind {
     AllocFailed,
     /// The string does not fit the arena's address space: its 2^14 blocks
     /// hold about 4 GiB of small strings, and each string over 64 KiB takes
-    /// a block of its own (see [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES)).
+    /// a block of its own (see [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES));
+    /// a single string of 4 GiB or more never fits.
     CapacityOverflow,
 }
 

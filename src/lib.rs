@@ -74,7 +74,7 @@
 //! # Memory model
 //!
 //! - **One arena.** String bytes live in arena chunks as records (a
-//!   one-byte length below 255 bytes, else a marker byte and an 8-byte
+//!   one-byte length below 255 bytes, else a marker byte and a 4-byte
 //!   length; then the bytes), each unique string once; no string gets its
 //!   own heap allocation, and dropping the table returns whole chunks to
 //!   the allocator (glibc `mmap`s chunks of 128 KiB and more, at least until

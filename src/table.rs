@@ -58,14 +58,15 @@ pub(crate) fn slot_loc(slot: u64) -> Loc {
 }
 
 /// Arena bytes for `strings` strings of `bytes` bytes in all: each string's
-/// record adds a length prefix (1 byte below 255 bytes, 9 bytes for the at
+/// record adds a length prefix (1 byte below 255 bytes, 5 bytes for the at
 /// most `bytes / 255` longer ones), and a string never straddles two
 /// 256 KiB blocks, which leaves a small tail unused in each.
 pub(crate) fn arena_bytes_for(strings: usize, bytes: usize) -> usize {
     if bytes == 0 {
         return 0;
     }
-    let prefixes = strings.saturating_add((bytes / LONG_LEN).saturating_mul(8));
+    let long = (bytes / LONG_LEN).min(strings);
+    let prefixes = strings.saturating_add(long.saturating_mul(4));
     let tails = (bytes / MAX_CHUNK_CAPACITY + 1).saturating_mul(256);
     bytes.saturating_add(prefixes).saturating_add(tails)
 }
