@@ -5,22 +5,24 @@
 //!
 //! The arena is a [`Bump`] whose chunk sizes we steer (see
 //! [`Arena::add_chunk`]). Each chunk is cut into *blocks* of at most
-//! [`MAX_BLOCK`] bytes, filled from the front with *records*: a one-byte
-//! length for strings under [`LONG_LEN`] bytes (or the [`ESCAPE`] byte and
-//! a 4-byte length for longer ones), then the string's bytes. A record
-//! never straddles blocks. It is located by a packed 32-bit [`Loc`]: the
+//! [`MAX_BLOCK`] bytes, filled from the front with *records*: the string's
+//! 4-byte id, a one-byte length for strings under [`LONG_LEN`] bytes (or
+//! the [`ESCAPE`] byte and a 4-byte length for longer ones), then the
+//! string's bytes. A record never straddles blocks. It is located by a packed 32-bit [`Loc`]: the
 //! block number in the high [`BLOCK_BITS`] bits and the record's offset
 //! within the block in the low [`LOCAL_BITS`] bits. A `Loc` is
-//! self-contained, so the hash table can keep it beside each id and a
-//! lookup reads the string without first reading the id index: one
-//! dependent cache miss fewer per hit.
+//! self-contained, so the hash table's 4-byte slots are locations: a
+//! lookup reads the string, then its id beside it, without first reading
+//! the id index (one dependent cache miss fewer per hit), and an id costs
+//! 4 bytes once, in the record, rather than in every slot of a hash table
+//! that is at most 7/8 full.
 //!
 //! Reading a record is two loads: the block's base address from the block
 //! list (a flat array, indexed without a bounds check), then the length
-//! byte. A lookup knows the length it wants before it reads the record, so
+//! byte, which sits just before the string's bytes. A lookup knows the length it wants before it reads the record, so
 //! it decides from its own key whether the record can have the long form:
-//! no branch depends on loaded data. Block 0 is a static record of `""`,
-//! so location 0 needs no special case.
+//! no branch depends on loaded data. Block 0 is a static record of `""`
+//! (id 0), so location 0 needs no special case.
 //!
 //! A record over [`DEDICATED_MIN`] bytes that does not fit the current block
 //! gets a *dedicated* block: an empty one left by `clear` if one is large
@@ -101,8 +103,12 @@ pub(crate) const LONG_LEN: usize = 255;
 /// The first byte of a long record: a 4-byte little-endian length follows.
 /// Strings of 4 GiB or more are refused ([`ErrorKind::CapacityOverflow`]).
 const ESCAPE: u8 = 0xFF;
-/// Bytes before a long record's string: the escape and the length.
-const LONG_PREFIX: usize = 1 + size_of::<u32>();
+/// Bytes of a record's id.
+const ID_BYTES: usize = size_of::<u32>();
+/// Bytes before a short record's string: the id and the length.
+const SHORT_PREFIX: usize = ID_BYTES + 1;
+/// Bytes before a long record's string: the id, the escape and the length.
+const LONG_PREFIX: usize = ID_BYTES + 1 + size_of::<u32>();
 /// bumpalo's smallest chunk (`DEFAULT_CHUNK_SIZE_WITHOUT_FOOTER`).
 const BUMPALO_MIN_CHUNK: usize = 512 - CHUNK_OVERHEAD;
 
@@ -125,14 +131,14 @@ const BLOCK_ENTRY_BYTES: usize = size_of::<Block<'static>>() + size_of::<Base>()
 /// A packed record location: block number and offset within the block.
 pub(crate) type Loc = u32;
 
-/// The record of `""` that block 0 points to: a zero length byte.
-static EMPTY_RECORD: u8 = 0;
+/// The record of `""` that block 0 points to: id 0, a zero length byte.
+static EMPTY_RECORD: [u8; SHORT_PREFIX] = [0; SHORT_PREFIX];
 
 /// Bytes of the record of a string of `len` bytes, or `None` on overflow.
 #[inline]
 fn record_size(len: usize) -> Option<usize> {
     if len < LONG_LEN {
-        Some(len + 1)
+        Some(len + SHORT_PREFIX)
     } else {
         u32::try_from(len).ok()?;
         len.checked_add(LONG_PREFIX)
@@ -222,14 +228,26 @@ unsafe fn eq_bytes(a: *const u8, b: &[u8]) -> bool {
 }
 
 /// What [`Arena::probe_short`] found.
-pub(crate) enum Probe<'t, T> {
-    /// The element whose record holds the string.
-    Hit(&'t T),
+pub(crate) enum Probe {
+    /// The id of the record that holds the string.
+    Hit(u32),
     /// No element's record holds the string.
     Miss,
     /// The first candidate is another string of the same length: look
     /// again, comparing every candidate in full.
     Unsure,
+}
+
+/// The id at the start of the record at `p`.
+///
+/// # Safety
+///
+/// `p` must be the start of a record `push` wrote (or the static empty
+/// record), readable through `p`.
+#[inline(always)]
+unsafe fn read_id(p: *const u8) -> u32 {
+    // SAFETY: the caller's guarantee: a record starts with its id.
+    u32::from_le_bytes(unsafe { p.cast::<[u8; ID_BYTES]>().read_unaligned() })
 }
 
 /// The bytes of a long record whose escape byte is just before `q`.
@@ -285,7 +303,7 @@ impl<'a> Block<'a> {
     /// Block 0: the static record of `""`, never written.
     fn empty() -> Self {
         Block {
-            base: NonNull::from(&EMPTY_RECORD),
+            base: NonNull::from(&EMPTY_RECORD).cast(),
             cap: 0,
             used: 0,
             limit: 0,
@@ -297,14 +315,14 @@ impl<'a> Block<'a> {
         self.limit.saturating_sub(self.used)
     }
 
-    /// Appends the record of `s`, `size` bytes (its [`record_size`]), and
-    /// returns its offset in the block.
+    /// Appends the record of `s` with id `id`, `size` bytes (its
+    /// [`record_size`]), and returns its offset in the block.
     ///
     /// # Panics
     ///
     /// If the block has no room for it (the callers check first).
     #[inline(always)]
-    fn write(&mut self, s: &str, size: usize) -> usize {
+    fn write(&mut self, s: &str, id: u32, size: usize) -> usize {
         let start = self.used;
         assert!(
             size <= self.cap && start <= self.cap - size,
@@ -318,13 +336,15 @@ impl<'a> Block<'a> {
         // Nothing else reads or writes those bytes: they are above `used`.
         // `size` is the record's size, so the prefix and the bytes fit.
         unsafe {
+            p.cast::<[u8; ID_BYTES]>().write_unaligned(id.to_le_bytes());
+            let tag = p.add(ID_BYTES);
             let bytes = if len < LONG_LEN {
-                p.write(len as u8);
-                p.add(1)
+                tag.write(len as u8);
+                tag.add(1)
             } else {
-                p.write(ESCAPE);
+                tag.write(ESCAPE);
                 // `record_size` refused lengths beyond `u32::MAX`.
-                p.add(1)
+                tag.add(1)
                     .cast::<[u8; 4]>()
                     .write_unaligned((len as u32).to_le_bytes());
                 p.add(LONG_PREFIX)
@@ -336,10 +356,10 @@ impl<'a> Block<'a> {
     }
 }
 
-/// A block's base address biased by its block number and the record's
-/// first byte: `base - (block << LOCAL_BITS) + 1`, so a short string's
-/// bytes are at `bases[loc >> LOCAL_BITS] + loc`, with no mask for the
-/// offset and its length byte just before. Derived from the chunk's
+/// A block's base address biased by its block number and a short record's
+/// prefix: `base - (block << LOCAL_BITS) + SHORT_PREFIX`, so a short
+/// string's bytes are at `bases[loc >> LOCAL_BITS] + loc`, with no mask for
+/// the offset, its length byte just before and its id before that. Derived from the chunk's
 /// pointer with wrapping arithmetic, which keeps its provenance.
 #[derive(Clone, Copy)]
 struct Base(*const u8);
@@ -409,7 +429,7 @@ fn add_block<'a>(blocks: &mut Vec<Block<'a>>, bases: &mut Vec<Base>, block: Bloc
         .as_ptr()
         .cast_const()
         .wrapping_sub(blocks.len() << LOCAL_BITS)
-        .wrapping_add(1);
+        .wrapping_add(SHORT_PREFIX);
     bases.push(Base(biased));
     blocks.push(block);
 }
@@ -450,7 +470,7 @@ impl Arena {
                 blocks_builder: |_| vec![Block::empty()],
             }
             .build(),
-            bases: vec![Base(core::ptr::from_ref(&EMPTY_RECORD).wrapping_add(1))],
+            bases: vec![Base(EMPTY_RECORD.as_ptr().wrapping_add(SHORT_PREFIX))],
             cur: 0,
             chunk_bytes: 0,
             last_chunk: 0,
@@ -563,18 +583,18 @@ impl Arena {
     /// filter read. [`Probe::Unsure`] if that candidate is another string
     /// (the caller then compares every candidate in full).
     #[inline(always)]
-    pub(crate) fn probe_short<'t, T>(
+    pub(crate) fn probe_short<T>(
         &self,
-        table: &'t HashTable<T>,
+        table: &HashTable<T>,
         hash: u64,
         s: &[u8],
         loc: impl Fn(&T) -> Loc,
-    ) -> Probe<'t, T> {
+    ) -> Probe {
         debug_assert!(s.len() < LONG_LEN);
         // Truncation intended: `s.len() < LONG_LEN`.
         let len = s.len() as u8;
         let mut bytes: *const u8 = core::ptr::null();
-        let Some(found) = table.find(hash, |e| {
+        let Some(_) = table.find(hash, |e| {
             let q = self.after_tag(loc(e));
             // SAFETY: `q - 1` is the start of a record `push` wrote (or the
             // static empty record), whose first byte is initialised.
@@ -595,8 +615,12 @@ impl Arena {
         // first byte is `s.len()` (below `ESCAPE`): a short record of
         // exactly `s.len()` initialised bytes from `bytes`, inside its
         // block (see `bytes`).
+        // SAFETY: as above.
         if unsafe { eq_bytes(bytes, s) } {
-            Probe::Hit(found)
+            // SAFETY: the record starts `SHORT_PREFIX` bytes before its
+            // string, with its id.
+            let id = unsafe { read_id(bytes.sub(SHORT_PREFIX)) };
+            Probe::Hit(id)
         } else {
             Probe::Unsure
         }
@@ -614,7 +638,30 @@ impl Arena {
     /// string memory.
     #[inline]
     pub(crate) fn record_addr(&self, loc: Loc) -> *const u8 {
-        self.after_tag(loc).wrapping_sub(1)
+        self.after_tag(loc).wrapping_sub(SHORT_PREFIX)
+    }
+
+    /// Rewrites the id of the record at `loc` (see [`Arena::after_tag`]),
+    /// for a record pushed before its id was known.
+    pub(crate) fn set_id(&mut self, loc: Loc, id: u32) {
+        let p = self.record_addr(loc).cast_mut();
+        assert!(loc != 0, "the empty record is static");
+        // SAFETY: `loc` is a location `push` returned (not the static
+        // empty record), so `p` is the start of a record inside a block of
+        // a chunk this arena owns, derived from that chunk's pointer, and
+        // its first `ID_BYTES` are the id. `&mut self` excludes readers
+        // holding `&self`; readers without a borrow (the shared table's
+        // resolve) only read records published after this write.
+        unsafe { p.cast::<[u8; ID_BYTES]>().write_unaligned(id.to_le_bytes()) }
+    }
+
+    /// The id stored in the record at `loc` (see [`Arena::after_tag`]).
+    #[inline(always)]
+    pub(crate) fn id(&self, loc: Loc) -> u32 {
+        // SAFETY: `after_tag - SHORT_PREFIX` is the start of a record
+        // `push` wrote (or the static empty record): its first `ID_BYTES`
+        // are initialised.
+        unsafe { read_id(self.record_addr(loc)) }
     }
 
     /// The string of the record at `p`, an address [`Arena::record_addr`]
@@ -636,8 +683,8 @@ impl Arena {
         // the block's allocation; its first byte is the short length or
         // the long form's escape.
         let bytes = unsafe {
-            let q = p.add(1);
-            let b0 = *p;
+            let q = p.add(SHORT_PREFIX);
+            let b0 = *q.sub(1);
             if b0 == ESCAPE {
                 long_bytes(q)
             } else {
@@ -664,8 +711,8 @@ impl Arena {
     /// add chunks of at most `budget` heap bytes in all (block list growth
     /// included). On error no string is added; capacity (the block list, a
     /// chunk added before a later allocation failed) may remain.
-    pub(crate) fn push(&mut self, s: &str, budget: usize) -> Result<Loc, Error> {
-        if let Some(loc) = self.push_in_place(s) {
+    pub(crate) fn push(&mut self, s: &str, id: u32, budget: usize) -> Result<Loc, Error> {
+        if let Some(loc) = self.push_in_place(s, id) {
             return Ok(loc);
         }
         let size =
@@ -683,7 +730,7 @@ impl Arena {
         };
         let start = self
             .core
-            .with_blocks_mut(|blocks| blocks[block].write(s, size));
+            .with_blocks_mut(|blocks| blocks[block].write(s, id, size));
         // `block < MAX_BLOCKS` is checked when blocks are added, and every
         // record starts below `MAX_BLOCK`.
         Ok(((block as u32) << LOCAL_BITS) | start as u32)
@@ -693,11 +740,11 @@ impl Arena {
     /// miss path: a short string (below [`LONG_LEN`] bytes) that fits the
     /// current block. `None` (nothing written) otherwise.
     #[inline(always)]
-    pub(crate) fn push_in_place(&mut self, s: &str) -> Option<Loc> {
+    pub(crate) fn push_in_place(&mut self, s: &str, id: u32) -> Option<Loc> {
         if s.len() >= LONG_LEN {
             return None;
         }
-        let size = s.len() + 1;
+        let size = s.len() + SHORT_PREFIX;
         let cur = self.cur;
         self.core.with_blocks_mut(|blocks| {
             let b = &mut blocks[cur];
@@ -706,7 +753,7 @@ impl Arena {
             if b.used + size > b.limit {
                 return None;
             }
-            let start = b.write(s, size);
+            let start = b.write(s, id, size);
             Some(((cur as u32) << LOCAL_BITS) | start as u32)
         })
     }
@@ -941,9 +988,9 @@ mod tests {
         let small = "x".repeat(1000);
         let big = "y".repeat(300_000);
         for i in 0..2000 {
-            a.push(&small, usize::MAX).unwrap();
+            a.push(&small, 1, usize::MAX).unwrap();
             if i % 500 == 0 {
-                a.push(&big, usize::MAX).unwrap();
+                a.push(&big, 2, usize::MAX).unwrap();
             }
         }
         let bump = a.core.borrow_bump();

@@ -5,13 +5,14 @@ use core::fmt;
 use core::hash::BuildHasher;
 
 use crate::arena::DEDICATED_MIN;
+use crate::arena::Loc;
 use crate::error::Error;
 use crate::id::StringId;
 use crate::iter::Strings;
 use crate::prefetch::prefetch;
 use crate::remap::{IdSet, Remap};
 use crate::resolver::Resolver;
-use crate::table::{Builder, StringTable, hash_str, slot_id, slot_loc};
+use crate::table::{Builder, StringTable, hash_str};
 
 /// Strings handled per pipeline round of a batch: enough independent
 /// lookups to keep the CPU's outstanding cache misses busy.
@@ -328,7 +329,7 @@ impl<S: BuildHasher> StringTable<S> {
 
     /// Starts loading the hash-table control bytes and slots that the
     /// lookups of `group` start from (hashbrown stores bucket `i` at
-    /// `ctrl - (i + 1) * size_of::<u64>()` and probes from `hash & mask`);
+    /// `ctrl - (i + 1) * size_of::<Loc>()` and probes from `hash & mask`);
     /// a wrong guess costs only a useless prefetch. Nothing below
     /// [`PREFETCH_MIN_BYTES`].
     #[inline(never)]
@@ -342,7 +343,7 @@ impl<S: BuildHasher> StringTable<S> {
         for &(hash, _) in group {
             let pos = (hash as usize) & mask;
             prefetch(ctrl.wrapping_add(pos));
-            prefetch(ctrl.wrapping_sub((pos + 1) * size_of::<u64>()));
+            prefetch(ctrl.wrapping_sub((pos + 1) * size_of::<Loc>()));
         }
     }
 
@@ -355,28 +356,29 @@ impl<S: BuildHasher> StringTable<S> {
             return;
         }
         for &(hash, _) in group {
-            if let Some(&slot) = self.table.iter_hash(hash).next() {
-                prefetch(self.store.arena.record_addr(slot_loc(slot)));
+            if let Some(&loc) = self.table.iter_hash(hash).next() {
+                prefetch(self.store.arena.record_addr(loc));
             }
         }
     }
 
     /// The address of the hash table's control bytes and its bucket mask,
     /// found from the bucket that holds id 1 (hashbrown stores bucket `i`
-    /// at `ctrl - (i + 1) * size_of::<u64>()`).
+    /// at `ctrl - (i + 1) * size_of::<Loc>()`).
     fn table_ctrl(&self) -> Option<(*const u8, usize)> {
         if self.store.len() < 2 {
             return None;
         }
+        let one = self.store.locs[1];
         let index = self
             .table
-            .find_bucket_index(hash_str(&self.hasher, self.store.str_at(1)), |&slot| {
-                slot_id(slot) == 1
+            .find_bucket_index(hash_str(&self.hasher, self.store.str_at(1)), |&loc| {
+                loc == one
             })?;
-        let bucket: *const u64 = self.table.get_bucket(index)?;
+        let bucket: *const Loc = self.table.get_bucket(index)?;
         let ctrl = bucket
             .cast::<u8>()
-            .wrapping_add((index + 1) * size_of::<u64>());
+            .wrapping_add((index + 1) * size_of::<Loc>());
         Some((ctrl, self.table.num_buckets() - 1))
     }
 }

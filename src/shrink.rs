@@ -66,15 +66,15 @@ fn buckets_capacity(buckets: usize) -> usize {
     }
 }
 
-/// Bytes of a hashbrown table of `buckets` 8-byte slots: the slots, a
+/// Bytes of a hashbrown table of `buckets` location slots: the slots, a
 /// control byte each and a trailing group of control bytes.
 fn buckets_bytes(buckets: usize) -> usize {
-    buckets * (size_of::<u64>() + 1) + 16
+    buckets * (size_of::<Loc>() + 1) + 16
 }
 
 /// Capacity of the largest hash table that fits `bytes`.
 fn table_capacity_for(bytes: usize) -> usize {
-    let buckets = bytes.saturating_sub(16) / (size_of::<u64>() + 1);
+    let buckets = bytes.saturating_sub(16) / (size_of::<Loc>() + 1);
     if buckets < 4 {
         // hashbrown's smallest table has 4 buckets.
         return 0;
@@ -394,7 +394,7 @@ impl<S: BuildHasher> StringTable<S> {
         if self.table.is_empty() {
             // Nothing to move: free first, then allocate.
             self.table = HashTable::new();
-            let _ = self.table.try_reserve(capacity, |_: &u64| 0);
+            let _ = self.table.try_reserve(capacity, |_: &Loc| 0);
             if self.table.allocation_size() >= before {
                 self.table = HashTable::new();
             }
@@ -440,8 +440,8 @@ mod tests {
 
     #[test]
     fn sizes_match_hashbrown() {
-        for capacity in [1, 3, 7, 8, 13, 14, 15, 100, 224, 225, 10_000] {
-            let mut t: HashTable<u64> = HashTable::new();
+        for capacity in [1, 3, 7, 8, 13, 14, 15, 100, 224, 225, 448, 449, 10_000] {
+            let mut t: HashTable<Loc> = HashTable::new();
             t.try_reserve(capacity, |_| 0).unwrap();
             assert!(
                 t.allocation_size() <= table_bytes_for(capacity),
@@ -450,7 +450,7 @@ mod tests {
             let fit = table_capacity_for(t.allocation_size());
             assert!(fit >= capacity, "{capacity}: {fit}");
         }
-        assert_eq!(table_bytes_for(INITIAL_TABLE_CAPACITY), 2320);
+        assert_eq!(table_bytes_for(INITIAL_TABLE_CAPACITY), 2576);
         assert_eq!(index_capacity_for(4080), INITIAL_INDEX_CAPACITY);
         assert_eq!(chunk_for_heap(0), FIRST_CHUNK_CAPACITY);
         for heap in [100 << 10, 1 << 20, 3 << 20] {

@@ -40,12 +40,13 @@ impl Store {
         self.arena.heap_bytes() + self.locs.capacity() * size_of::<Loc>()
     }
 
-    /// Copies `s` into the arena and appends its location; the caller has
-    /// reserved room in `locs`. Returns the location. On error nothing is
-    /// added.
-    pub(crate) fn push(&mut self, s: &str, budget: usize) -> Result<Loc, Error> {
+    /// Copies `s` into the arena as the record of id `id` (the next one)
+    /// and appends its location; the caller has reserved room in `locs`.
+    /// Returns the location. On error nothing is added.
+    pub(crate) fn push(&mut self, s: &str, id: u32, budget: usize) -> Result<Loc, Error> {
         debug_assert!(self.locs.len() < self.locs.capacity());
-        let loc = self.arena.push(s, budget)?;
+        debug_assert_eq!(id as usize, self.locs.len());
+        let loc = self.arena.push(s, id, budget)?;
         self.locs.push(loc);
         Ok(loc)
     }

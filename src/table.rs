@@ -21,11 +21,11 @@ use crate::store::Store;
 /// allocator's header (1,020 four-byte locations on 64-bit targets).
 pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / size_of::<Loc>();
 
-/// Strings a new table's hash table holds before it first grows: 224, the
-/// capacity of 256 buckets (an 8-byte id-and-location slot plus 1 control
-/// byte each, 2,320 bytes), the largest hashbrown table that fits in one
+/// Strings a new table's hash table holds before it first grows: 448, the
+/// capacity of 512 buckets (a 4-byte location slot plus 1 control
+/// byte each, 2,576 bytes), the largest hashbrown table that fits in one
 /// 4 KiB page.
-pub const INITIAL_TABLE_CAPACITY: usize = 224;
+pub const INITIAL_TABLE_CAPACITY: usize = 448;
 
 /// The hash of `s` the hash table is keyed by: the table's hasher over
 /// the string (as `hasher.hash_one(s)`), all 64 bits, so hashbrown's bucket
@@ -36,58 +36,39 @@ pub(crate) fn hash_str<S: BuildHasher>(build: &S, s: &str) -> u64 {
     build.hash_one(s)
 }
 
-/// A hash-table slot: an id and, beside it, its string's arena location,
-/// so a lookup reads the string without first reading the id index. The
-/// location is the low half, so reading it is a 32-bit move.
-#[inline(always)]
-pub(crate) fn slot(id: u32, loc: Loc) -> u64 {
-    (u64::from(id) << 32) | u64::from(loc)
-}
-
-/// The id of a slot.
-#[inline(always)]
-pub(crate) fn slot_id(slot: u64) -> u32 {
-    (slot >> 32) as u32
-}
-
-/// The arena location of a slot.
-#[inline(always)]
-pub(crate) fn slot_loc(slot: u64) -> Loc {
-    // Truncation intended: the location is the low half.
-    slot as u32
-}
-
 /// Arena bytes for `strings` strings of `bytes` bytes in all: each string's
-/// record adds a length prefix (1 byte below 255 bytes, 5 bytes for the at
-/// most `bytes / 255` longer ones), and a string never straddles two
-/// 256 KiB blocks, which leaves a small tail unused in each.
+/// record adds its 4-byte id and a length prefix (1 byte below 255 bytes,
+/// 5 bytes for the at most `bytes / 255` longer ones), and a string never
+/// straddles two 256 KiB blocks, which leaves a small tail unused in each.
 pub(crate) fn arena_bytes_for(strings: usize, bytes: usize) -> usize {
     if bytes == 0 {
         return 0;
     }
     let long = (bytes / LONG_LEN).min(strings);
-    let prefixes = strings.saturating_add(long.saturating_mul(4));
+    let prefixes = strings
+        .saturating_mul(5)
+        .saturating_add(long.saturating_mul(4));
     let tails = (bytes / MAX_CHUNK_CAPACITY + 1).saturating_mul(256);
     bytes.saturating_add(prefixes).saturating_add(tails)
 }
 
-/// The table hash of the string in `slot`, for growing the hash table: it
+/// The table hash of the string at `loc`, for growing the hash table: it
 /// reads the string from the arena. Tables grow by doubling, so each
 /// string is re-hashed about once over the table's life.
 #[inline]
-pub(crate) fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, slot: u64) -> u64 {
-    hash_str(hasher, arena.str(slot_loc(slot)))
+pub(crate) fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, loc: Loc) -> u64 {
+    hash_str(hasher, arena.str(loc))
 }
 
-/// The id of `s` (not `""`) in `table`, a hash table of [`slot`]s over
-/// `arena`, whose hash is `hash`: the lookup of both [`StringTable`] and
+/// The id of `s` (not `""`) in `table`, a hash table of the locations of
+/// records in `arena`, whose hash is `hash`: the lookup of both [`StringTable`] and
 /// the shards of [`SharedStringTable`](crate::SharedStringTable).
 ///
 /// Strings under [`LONG_LEN`] bytes (all but a few in a profile) take
 /// [`Arena::probe_short`]'s path: candidates filtered by their length
 /// byte, one full comparison.
 #[inline(always)]
-pub(crate) fn find_slot(table: &HashTable<u64>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
+pub(crate) fn find_slot(table: &HashTable<Loc>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
     if s.len() >= LONG_LEN {
         return find_full_slot(table, arena, hash, s);
     }
@@ -96,10 +77,10 @@ pub(crate) fn find_slot(table: &HashTable<u64>, arena: &Arena, hash: u64, s: &st
 
 /// [`find_slot`] of a string known to be shorter than [`LONG_LEN`] bytes.
 #[inline(always)]
-fn find_short_slot(table: &HashTable<u64>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
+fn find_short_slot(table: &HashTable<Loc>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
     debug_assert!(s.len() < LONG_LEN);
-    match arena.probe_short(table, hash, s.as_bytes(), |&slot| slot_loc(slot)) {
-        Probe::Hit(&slot) => Some(slot_id(slot)),
+    match arena.probe_short(table, hash, s.as_bytes(), |&loc| loc) {
+        Probe::Hit(id) => Some(id),
         Probe::Miss => None,
         Probe::Unsure => find_full_slot(table, arena, hash, s),
     }
@@ -109,10 +90,10 @@ fn find_short_slot(table: &HashTable<u64>, arena: &Arena, hash: u64, s: &str) ->
 /// when the first candidate with the right length byte is another string.
 #[cold]
 #[inline(never)]
-fn find_full_slot(table: &HashTable<u64>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
+fn find_full_slot(table: &HashTable<Loc>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
     table
-        .find(hash, |&slot| arena.holds(slot_loc(slot), s.as_bytes()))
-        .map(|&slot| slot_id(slot))
+        .find(hash, |&loc| arena.holds(loc, s.as_bytes()))
+        .map(|&loc| arena.id(loc))
 }
 
 /// Whether `s` is neither `""` nor long (under [`LONG_LEN`] bytes): one
@@ -162,9 +143,9 @@ fn table_growth_bound(current_allocation: usize) -> usize {
 /// ```
 pub struct StringTable<S = DefaultHashBuilder> {
     pub(crate) store: Store,
-    /// Ids with their strings' locations (see [`slot`]), keyed by the
+    /// The strings' arena locations (each record holds its id), keyed by the
     /// strings' hashes.
-    pub(crate) table: HashTable<u64>,
+    pub(crate) table: HashTable<Loc>,
     pub(crate) hasher: S,
     pub(crate) limits: Limits,
 }
@@ -370,7 +351,7 @@ impl<S: BuildHasher> Builder<S> {
         locs.push(0);
         let mut table = HashTable::new();
         table
-            .try_reserve(table_strings, |_: &u64| 0)
+            .try_reserve(table_strings, |_: &Loc| 0)
             .map_err(|_| Error::new(ErrorKind::AllocFailed, table_strings.saturating_mul(9)))?;
         Ok(StringTable {
             store: Store::new(arena, locs),
@@ -628,14 +609,14 @@ impl<S: BuildHasher> StringTable<S> {
         if n < self.limits.get_max_strings()
             && store.locs.len() < store.locs.capacity()
             && self.table.len() < self.table.capacity()
-            && let Some(loc) = store.arena.push_in_place(s)
-        {
             // `max_strings <= u32::MAX`, so the id fits.
+            && let Some(loc) = store.arena.push_in_place(s, n as u32)
+        {
             let id = n as u32;
             store.locs.push(loc);
             let (arena, hasher) = (&store.arena, &self.hasher);
             self.table
-                .insert_unique(hash, slot(id, loc), |&slot| rehash(hasher, arena, slot));
+                .insert_unique(hash, loc, |&loc| rehash(hasher, arena, loc));
             return Ok(StringId::from_u32(id));
         }
         self.insert_slow(hash, s)
@@ -687,11 +668,11 @@ impl<S: BuildHasher> StringTable<S> {
             }
             let (arena, hasher) = (&self.store.arena, &self.hasher);
             self.table
-                .try_reserve(1, |&slot| rehash(hasher, arena, slot))
+                .try_reserve(1, |&loc| rehash(hasher, arena, loc))
                 .map_err(|_| Error::new(ErrorKind::AllocFailed, bound))?;
             budget = budget.saturating_sub(self.table.allocation_size() - before);
         }
-        let loc = self.store.push(s, budget).map_err(|e| {
+        let loc = self.store.push(s, id, budget).map_err(|e| {
             if e.kind() == ErrorKind::MemoryLimit {
                 e.with_limit(max_bytes)
             } else {
@@ -700,7 +681,7 @@ impl<S: BuildHasher> StringTable<S> {
         })?;
         let (arena, hasher) = (&self.store.arena, &self.hasher);
         self.table
-            .insert_unique(hash, slot(id, loc), |&slot| rehash(hasher, arena, slot));
+            .insert_unique(hash, loc, |&loc| rehash(hasher, arena, loc));
         Ok(StringId::from_u32(id))
     }
 }

@@ -372,8 +372,8 @@ fn index_growth() {
 }
 
 /// Hash-table growth: the default table's hash table holds
-/// `INITIAL_TABLE_CAPACITY` (224) strings and its index 1,020 ids, so the
-/// 225th string needs only a bigger hash table.
+/// `INITIAL_TABLE_CAPACITY` (448) strings and its index 1,020 ids, so the
+/// 449th string needs only a bigger hash table.
 fn hash_table_growth() {
     let mut t = Checked::new(StringTable::new());
     for i in 0..strtab::INITIAL_TABLE_CAPACITY {

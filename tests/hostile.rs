@@ -154,7 +154,7 @@ fn table_hash<S: BuildHasher>(hasher: &S, s: &str) -> u64 {
 
 /// A model of hashbrown's SwissTable as strtab drives it: the table hash
 /// is the string's 64-bit hash `h`, so the bucket (h1) is the low bits of
-/// `h` and the control byte (h2) its top 7 bits. Starts at 256
+/// `h` and the control byte (h2) its top 7 bits. Starts at 512
 /// buckets (`StringTable::new`) and doubles when full (7/8 load).
 struct ProbeModel {
     /// Control bytes: `EMPTY` or h2.
@@ -204,8 +204,8 @@ impl Work {
 impl ProbeModel {
     fn new() -> ProbeModel {
         ProbeModel {
-            ctrl: vec![EMPTY; 256],
-            hashes: vec![0; 256],
+            ctrl: vec![EMPTY; 512],
+            hashes: vec![0; 512],
             items: 0,
             work: Work::default(),
         }

@@ -189,7 +189,7 @@ fn new_table_is_page_tuned() {
     // (8-byte slots and a control byte each), and a few dozen bytes of
     // bookkeeping.
     let expected_min =
-        FIRST_CHUNK_CAPACITY + strtab::CHUNK_FOOTER_SIZE + INITIAL_INDEX_CAPACITY * 4 + 256 * 9;
+        FIRST_CHUNK_CAPACITY + strtab::CHUNK_FOOTER_SIZE + INITIAL_INDEX_CAPACITY * 4 + 512 * 5;
     assert!(
         m >= expected_min && m < expected_min + 256,
         "{m} vs {expected_min}"
@@ -199,8 +199,8 @@ fn new_table_is_page_tuned() {
         (INITIAL_INDEX_CAPACITY * 4 + strtab::MALLOC_HEADER_SIZE) % PAGE_SIZE,
         0
     );
-    assert_eq!(INITIAL_TABLE_CAPACITY, 224);
-    const { assert!(256 * 9 + 16 <= PAGE_SIZE) };
+    assert_eq!(INITIAL_TABLE_CAPACITY, 448);
+    const { assert!(512 * 5 + 16 <= PAGE_SIZE) };
 }
 
 #[test]

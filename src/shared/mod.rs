@@ -20,7 +20,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use hashbrown::DefaultHashBuilder;
 
-use crate::table::{rehash, slot};
+use crate::table::rehash;
 pub(crate) use frozen::Frozen;
 use hints::{Hints, level_bytes};
 use index::{Index, segment_bytes};
@@ -38,6 +38,11 @@ const SHARDS_PER_CORE: usize = 4;
 /// Fewest and most shards of a table built without
 /// [`SharedBuilder::shards`].
 const DEFAULT_SHARDS_RANGE: (usize, usize) = (8, 256);
+
+/// The id a record holds from its push until `insert_new` assigns the
+/// real one (ids are assigned only once nothing can fail, so that a
+/// failure leaves no hole).
+const PENDING_ID: u32 = u32::MAX;
 
 /// Most shards a table can have.
 const MAX_SHARDS: usize = 1024;
@@ -594,10 +599,11 @@ impl<S: BuildHasher> SharedStringTable<S> {
         // Nothing below can fail.
         let id = self.index.assign();
         let Shard { arena, table } = shard;
+        // The record was written before its id was known; no reader sees
+        // it before `publish`.
+        arena.set_id(loc, id);
         self.index.publish(id, arena.record_addr(loc));
-        table.insert_unique(hash, slot(id, loc), |&slot| {
-            rehash(&self.hasher, arena, slot)
-        });
+        table.insert_unique(hash, loc, |&loc| rehash(&self.hasher, arena, loc));
         Ok(StringId::from_u32(id))
     }
 
@@ -615,7 +621,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
                     return (Err(self.limit_error(bound)), 0);
                 }
                 let grown = table
-                    .try_reserve(1, |&slot| rehash(&self.hasher, arena, slot))
+                    .try_reserve(1, |&loc| rehash(&self.hasher, arena, loc))
                     .map_err(|_| Error::new(ErrorKind::AllocFailed, bound));
                 (grown, table.allocation_size() - before)
             })?;
@@ -623,11 +629,11 @@ impl<S: BuildHasher> SharedStringTable<S> {
         // Most strings fit the current block: no allocation, no growth
         // lock. A push that needs a chunk fails at budget 0 without any
         // change and is retried under the growth lock.
-        match arena.push(s, 0) {
+        match arena.push(s, PENDING_ID, 0) {
             Ok(loc) => Ok(loc),
             Err(e) if e.kind() == ErrorKind::MemoryLimit => self.grow(|budget| {
                 let before = arena.heap_bytes();
-                let pushed = arena.push(s, budget).map_err(|e| {
+                let pushed = arena.push(s, PENDING_ID, budget).map_err(|e| {
                     if e.kind() == ErrorKind::MemoryLimit {
                         e.with_limit(self.limits.get_max_bytes())
                     } else {

@@ -6,7 +6,7 @@ use core::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-use crate::arena::Arena;
+use crate::arena::{Arena, Loc};
 use crate::error::Error;
 use crate::table::{find_slot, hash_str};
 
@@ -32,7 +32,7 @@ const SHARD_SHIFT: u32 = 40;
 #[derive(Debug)]
 pub(crate) struct Shard {
     pub(crate) arena: Arena,
-    pub(crate) table: HashTable<u64>,
+    pub(crate) table: HashTable<Loc>,
 }
 
 impl Shard {
