@@ -73,9 +73,9 @@
 //!
 //! # Memory model
 //!
-//! - **One arena.** String bytes live in arena chunks as records (a
-//!   one-byte length below 255 bytes, else a marker byte and a 4-byte
-//!   length; then the bytes), each unique string once; no string gets its
+//! - **One arena.** String bytes live in arena chunks as records (the
+//!   string's id, a one-byte length below 255 bytes, else a marker byte
+//!   and a 4-byte length; then the bytes), each unique string once; no string gets its
 //!   own heap allocation, and dropping the table returns whole chunks to
 //!   the allocator (glibc `mmap`s chunks of 128 KiB and more, at least until
 //!   its adaptive threshold rises after the first large free, and those go
@@ -98,16 +98,21 @@
 //! - **Four bytes per id.** The id index stores, for each id, a packed
 //!   32-bit arena location (block and offset), not a 16-byte `&str`. It
 //!   starts at one page ([`INITIAL_INDEX_CAPACITY`] entries) and grows by
-//!   1.25x, rounded to whole pages.
-//! - **A hash table of ids.** A `hashbrown` [`HashTable`] holds 8-byte
-//!   slots: an id and its string's arena location, so a lookup goes from
-//!   the slot straight to the bytes, one dependent cache miss fewer than
-//!   going through the id index. A string's bytes are stored once, in the
-//!   arena, never as a second key. It starts at [`INITIAL_TABLE_CAPACITY`]
-//!   strings, the largest table that fits one page, and doubles; growing
-//!   re-hashes each string from the arena (about once per string over the
-//!   table's life). Caching a hash per id would avoid that, but costs 4
-//!   bytes per string for a speed-up the fill benchmark does not need.
+//!   1.25x, rounded to whole pages. Each record also holds its id (4
+//!   bytes, once per string).
+//! - **A hash table of locations.** A `hashbrown` [`HashTable`] holds
+//!   4-byte slots, each a string's arena location, so a lookup goes from
+//!   the slot straight to the bytes (one dependent cache miss fewer than
+//!   going through the id index) and reads the id beside them. Keeping
+//!   the id in the record rather than in the slot costs 4 bytes per string
+//!   once instead of in every slot of a table that is at most 7/8 full,
+//!   and halves the slots a lookup's cache misses land in. A string's
+//!   bytes are stored once, in the arena, never as a second key. The table
+//!   starts at [`INITIAL_TABLE_CAPACITY`] strings, the largest that fits
+//!   one page, and doubles; growing re-hashes each string from the arena
+//!   (about once per string over the table's life). Caching a hash per id
+//!   would avoid that, but costs 4 bytes per string for a speed-up the
+//!   fill benchmark does not need.
 //! - [`StringTable::memory_usage`] counts all of it, and [`Limits`] caps it.
 //!
 //! [`HashTable`]: hashbrown::HashTable
