@@ -41,11 +41,10 @@ const DEFAULT_SHARDS_RANGE: (usize, usize) = (8, 256);
 /// Most shards a table can have.
 const MAX_SHARDS: usize = 1024;
 
-/// A shard on a cache line pair of its own, so that two threads working on
-/// neighbouring shards do not bounce one line between their cores (128
-/// bytes: the adjacent-line prefetcher of x86 CPUs pulls pairs of lines).
-#[repr(align(128))]
-struct Padded<T>(T);
+// A shard, and the id counters, on cache lines of their own, so that two
+// threads working on neighbouring shards do not bounce one line between
+// their cores.
+use index::Padded;
 
 /// The lock around a shard.
 type ShardLock = Mutex<Shard>;
