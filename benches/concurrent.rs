@@ -20,6 +20,11 @@
 //!
 //! Throughput: `t`M elements. `benches/README.md` has the results.
 //!
+//! `STRTAB_ROUNDS=N` replaces criterion with `N` interleaved rounds (every
+//! implementation once per round, rotated) and prints a markdown table of
+//! medians and ratios: on a machine shared with other work, the
+//! side-by-side figures that drift the least.
+//!
 //! Clock: wall time from the start until the last thread is done; with
 //! `STRTAB_CPU_TIME=1`, the CPU time of the slowest thread instead (from
 //! `/proc/thread-self/schedstat`, Linux), which leaves out the time the
@@ -33,7 +38,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group};
 
 mod setup;
 
@@ -113,124 +118,181 @@ fn timed<T: Sync>(
     total
 }
 
+/// One implementation's run: `iters` times, the time of all (see
+/// [`timed`]).
+type Run = fn(&[Vec<&str>], u64) -> Duration;
+
+fn string_table_one_thread(streams: &[Vec<&str>], iters: u64) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        let mut table = strtab::StringTable::new();
+        let start = Start::now();
+        for s in streams.iter().flatten() {
+            black_box(table.intern(s));
+        }
+        total += start.elapsed();
+        drop(black_box(table));
+    }
+    total
+}
+
+fn shared(streams: &[Vec<&str>], iters: u64) -> Duration {
+    timed(
+        iters,
+        streams,
+        strtab::SharedStringTable::new,
+        |t, stream| {
+            for s in stream {
+                black_box(t.intern(s));
+            }
+        },
+    )
+}
+
+fn mutex_string_table(streams: &[Vec<&str>], iters: u64) -> Duration {
+    timed(
+        iters,
+        streams,
+        || Mutex::new(strtab::StringTable::new()),
+        |t, stream| {
+            for s in stream {
+                black_box(t.lock().unwrap().intern(s));
+            }
+        },
+    )
+}
+
+fn per_thread_merge(streams: &[Vec<&str>], iters: u64) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        let wall = Instant::now();
+        let (tables, times): (Vec<strtab::StringTable>, Vec<Duration>) =
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = streams
+                    .iter()
+                    .map(|stream| {
+                        scope.spawn(move || {
+                            let start = Start::now();
+                            let mut t = strtab::StringTable::new();
+                            for s in stream {
+                                black_box(t.intern(s));
+                            }
+                            (t, start.elapsed())
+                        })
+                    })
+                    .collect();
+                workers.into_iter().map(|w| w.join().unwrap()).unzip()
+            });
+        let merging = Start::now();
+        let mut tables = tables.into_iter();
+        let mut merged = tables.next().unwrap();
+        for t in tables {
+            black_box(merged.merge(&t));
+        }
+        total += if cpu_clock() {
+            times.into_iter().max().unwrap_or_default() + merging.elapsed()
+        } else {
+            wall.elapsed()
+        };
+        drop(black_box(merged));
+    }
+    total
+}
+
+fn lasso_threaded(streams: &[Vec<&str>], iters: u64) -> Duration {
+    timed(
+        iters,
+        streams,
+        || {
+            let r = lasso::ThreadedRodeo::<lasso::Spur, Fold>::with_hasher(Fold::default());
+            r.get_or_intern("");
+            r
+        },
+        |t, stream| {
+            for s in stream {
+                black_box(t.get_or_intern(s));
+            }
+        },
+    )
+}
+
+fn blazinterner(streams: &[Vec<&str>], iters: u64) -> Duration {
+    timed(
+        iters,
+        streams,
+        || {
+            let a = blazinterner::ArenaStr::<Fold, u32>::default();
+            a.intern("");
+            a
+        },
+        |t, stream| {
+            for s in stream {
+                black_box(t.intern(s));
+            }
+        },
+    )
+}
+
+/// The implementations, in the order they are reported.
+const RUNS: &[(&str, Run)] = &[
+    ("string_table_one_thread", string_table_one_thread),
+    ("shared", shared),
+    ("mutex_string_table", mutex_string_table),
+    ("per_thread_merge", per_thread_merge),
+    ("lasso_threaded", lasso_threaded),
+    ("blazinterner", blazinterner),
+];
+
 fn concurrent(g: &mut BenchmarkGroup<'_, WallTime>, streams: &[Vec<&str>]) {
-    g.bench_function("string_table_one_thread", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let mut table = strtab::StringTable::new();
-                let start = Start::now();
-                for s in streams.iter().flatten() {
-                    black_box(table.intern(s));
-                }
-                total += start.elapsed();
-                drop(black_box(table));
+    for &(name, run) in RUNS {
+        g.bench_function(name, |b| b.iter_custom(|iters| run(streams, iters)));
+    }
+}
+
+/// `STRTAB_ROUNDS=N`: instead of criterion, `N` rounds in which every
+/// implementation runs once, in an order rotated each round, so that a
+/// machine whose speed drifts (other jobs starting and stopping) slows all
+/// of them alike; prints the median of each and its ratios.
+fn rounds(rounds: usize) {
+    let strings = setup::unique_strings(setup::UNIQUE, setup::SEED);
+    let clock = if cpu_clock() {
+        "CPU time of the slowest thread"
+    } else {
+        "wall time"
+    };
+    println!(
+        "{rounds} rounds, median {clock}; ratios are throughput relative to the row named
+"
+    );
+    for threads in setup::bench_threads() {
+        let streams = setup::thread_streams(&strings, threads, setup::THREAD_STREAM_LEN);
+        check(&streams);
+        let mut times: Vec<Vec<f64>> = vec![Vec::new(); RUNS.len()];
+        for round in 0..rounds {
+            for k in 0..RUNS.len() {
+                let i = (k + round) % RUNS.len();
+                times[i].push(RUNS[i].1(&streams, 1).as_secs_f64() * 1e3);
             }
-            total
-        });
-    });
-    g.bench_function("shared", |b| {
-        b.iter_custom(|iters| {
-            timed(
-                iters,
-                streams,
-                strtab::SharedStringTable::new,
-                |t, stream| {
-                    for s in stream {
-                        black_box(t.intern(s));
-                    }
-                },
-            )
-        });
-    });
-    g.bench_function("mutex_string_table", |b| {
-        b.iter_custom(|iters| {
-            timed(
-                iters,
-                streams,
-                || Mutex::new(strtab::StringTable::new()),
-                |t, stream| {
-                    for s in stream {
-                        black_box(t.lock().unwrap().intern(s));
-                    }
-                },
-            )
-        });
-    });
-    g.bench_function("per_thread_merge", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let wall = Instant::now();
-                let (tables, times): (Vec<strtab::StringTable>, Vec<Duration>) =
-                    std::thread::scope(|scope| {
-                        let workers: Vec<_> = streams
-                            .iter()
-                            .map(|stream| {
-                                scope.spawn(move || {
-                                    let start = Start::now();
-                                    let mut t = strtab::StringTable::new();
-                                    for s in stream {
-                                        black_box(t.intern(s));
-                                    }
-                                    (t, start.elapsed())
-                                })
-                            })
-                            .collect();
-                        workers.into_iter().map(|w| w.join().unwrap()).unzip()
-                    });
-                let merging = Start::now();
-                let mut tables = tables.into_iter();
-                let mut merged = tables.next().unwrap();
-                for t in tables {
-                    black_box(merged.merge(&t));
-                }
-                total += if cpu_clock() {
-                    times.into_iter().max().unwrap_or_default() + merging.elapsed()
-                } else {
-                    wall.elapsed()
-                };
-                drop(black_box(merged));
-            }
-            total
-        });
-    });
-    g.bench_function("lasso_threaded", |b| {
-        b.iter_custom(|iters| {
-            timed(
-                iters,
-                streams,
-                || {
-                    let r = lasso::ThreadedRodeo::<lasso::Spur, Fold>::with_hasher(Fold::default());
-                    r.get_or_intern("");
-                    r
-                },
-                |t, stream| {
-                    for s in stream {
-                        black_box(t.get_or_intern(s));
-                    }
-                },
-            )
-        });
-    });
-    g.bench_function("blazinterner", |b| {
-        b.iter_custom(|iters| {
-            timed(
-                iters,
-                streams,
-                || {
-                    let a = blazinterner::ArenaStr::<Fold, u32>::default();
-                    a.intern("");
-                    a
-                },
-                |t, stream| {
-                    for s in stream {
-                        black_box(t.intern(s));
-                    }
-                },
-            )
-        });
-    });
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let medians: Vec<f64> = times.iter_mut().map(median).collect();
+        let of = |name: &str| medians[RUNS.iter().position(|r| r.0 == name).unwrap()];
+        let (base, lasso) = (of("string_table_one_thread"), of("lasso_threaded"));
+        println!("{threads} thread(s), {threads}M interns:\n");
+        println!("| implementation | median ms | vs string_table_one_thread | vs lasso_threaded |");
+        println!("|---|---:|---:|---:|");
+        for (&(name, _), m) in RUNS.iter().zip(&medians) {
+            println!(
+                "| `{name}` | {m:.1} | {:.2}x | {:.2}x |",
+                base / m,
+                lasso / m
+            );
+        }
+        println!();
+    }
 }
 
 /// Checks that the shared table hands out one id per string and dense
@@ -273,4 +335,16 @@ fn all(c: &mut Criterion) {
 }
 
 criterion_group!(benches, all);
-criterion_main!(benches);
+
+fn main() {
+    match std::env::var("STRTAB_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+    {
+        Some(n) if n > 0 => rounds(n),
+        _ => {
+            benches();
+            Criterion::default().configure_from_args().final_summary();
+        }
+    }
+}

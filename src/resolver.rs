@@ -32,7 +32,8 @@ pub struct Resolver {
 /// lock-free id index ([`Frozen`]): no string is copied either way.
 enum Repr {
     Table(Store),
-    Shared(Frozen),
+    /// Boxed: the index's counters sit on cache lines of their own.
+    Shared(Box<Frozen>),
 }
 
 // SAFETY: `Resolver` is `!Sync` only because the `bumpalo::Bump`s that own
@@ -56,7 +57,7 @@ impl Resolver {
 
     pub(crate) fn from_shared(frozen: Frozen) -> Resolver {
         Resolver {
-            repr: Repr::Shared(frozen),
+            repr: Repr::Shared(Box::new(frozen)),
         }
     }
 

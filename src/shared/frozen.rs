@@ -43,9 +43,11 @@ impl Frozen {
         super::resolve(&self.index, i).expect("a frozen table's ids are all published")
     }
 
-    /// Heap bytes: the arenas, their list and the index segments.
+    /// Heap bytes: this struct (boxed in the resolver), the arenas, their
+    /// list and the index segments.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.arenas.iter().map(Arena::heap_bytes).sum::<usize>()
+        size_of::<Frozen>()
+            + self.arenas.iter().map(Arena::heap_bytes).sum::<usize>()
             + self.arenas.capacity() * size_of::<Arena>()
             + self.index.heap_bytes()
     }

@@ -79,10 +79,18 @@ pub(crate) fn segment_bytes(k: usize) -> usize {
     segment_len(k) * size_of::<Entry>()
 }
 
+/// A value on a cache line pair of its own (128 bytes: x86's adjacent-line
+/// prefetcher pulls pairs of lines).
+#[repr(align(128))]
+pub(crate) struct Padded<T>(pub(crate) T);
+
 /// The lock-free id index and id counters; see the module docs.
 pub(crate) struct Index {
-    /// Reserved ids (high half) and assigned ids (low half).
-    counts: AtomicU64,
+    /// Reserved ids (high half) and assigned ids (low half). Written by
+    /// every insertion, so on lines of its own: sharing a line with the
+    /// segment pointers (or the table's hasher) would make every other
+    /// thread's next hit miss on it.
+    counts: Padded<AtomicU64>,
     /// Pointers to the first entry of each segment (a leaked
     /// `Box<[Entry]>` of `segment_len(k)` entries), or null.
     segments: [AtomicPtr<Entry>; SEGMENTS],
@@ -98,7 +106,7 @@ impl Index {
     /// An empty index holding only id 0 (which is never stored).
     pub(crate) fn new() -> Index {
         Index {
-            counts: AtomicU64::new(RESERVED_ONE | 1),
+            counts: Padded(AtomicU64::new(RESERVED_ONE | 1)),
             segments: core::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())),
         }
     }
@@ -108,7 +116,7 @@ impl Index {
     #[inline]
     pub(crate) fn len(&self) -> usize {
         // Truncation intended: the low half is the assigned count.
-        (self.counts.load(Ordering::Acquire) as u32) as usize
+        (self.counts.0.load(Ordering::Acquire) as u32) as usize
     }
 
     /// Heap bytes of the installed segments.
@@ -131,7 +139,7 @@ impl Index {
         max: usize,
         mut install: impl FnMut(usize) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let mut c = self.counts.load(Ordering::Acquire);
+        let mut c = self.counts.0.load(Ordering::Acquire);
         loop {
             let reserved = (c >> 32) as usize;
             if reserved >= max {
@@ -140,10 +148,10 @@ impl Index {
             let (k, _) = locate(reserved);
             if self.segments[k].load(Ordering::Acquire).is_null() {
                 install(k)?;
-                c = self.counts.load(Ordering::Acquire);
+                c = self.counts.0.load(Ordering::Acquire);
                 continue;
             }
-            match self.counts.compare_exchange_weak(
+            match self.counts.0.compare_exchange_weak(
                 c,
                 c + RESERVED_ONE,
                 Ordering::AcqRel,
@@ -157,7 +165,7 @@ impl Index {
 
     /// Gives back a reservation that will not be assigned (step 2).
     pub(crate) fn release(&self) {
-        self.counts.fetch_sub(RESERVED_ONE, Ordering::AcqRel);
+        self.counts.0.fetch_sub(RESERVED_ONE, Ordering::AcqRel);
     }
 
     /// Turns a reservation into the next id (step 3).
@@ -165,7 +173,7 @@ impl Index {
     pub(crate) fn assign(&self) -> u32 {
         // Truncation intended: the low half is the assigned count, below
         // the reserved count, itself below `u32::MAX`.
-        self.counts.fetch_add(1, Ordering::AcqRel) as u32
+        self.counts.0.fetch_add(1, Ordering::AcqRel) as u32
     }
 
     /// Whether segment `k` is installed.

@@ -47,11 +47,10 @@ const PENDING_ID: u32 = u32::MAX;
 /// Most shards a table can have.
 const MAX_SHARDS: usize = 1024;
 
-/// A shard on a cache line pair of its own, so that two threads working on
-/// neighbouring shards do not bounce one line between their cores (128
-/// bytes: the adjacent-line prefetcher of x86 CPUs pulls pairs of lines).
-#[repr(align(128))]
-struct Padded<T>(T);
+// A shard, and the id counters, on cache lines of their own, so that two
+// threads working on neighbouring shards do not bounce one line between
+// their cores.
+use index::Padded;
 
 /// The lock around a shard.
 type ShardLock = Mutex<Shard>;
@@ -134,23 +133,24 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///
 /// On the concurrent benchmark (`benches/concurrent.rs`: each thread its
 /// own skewed profiler stream of 1M interns, 10% misses, over the same
-/// 100k strings), on a 2-vCPU machine shared with other work (so noisy;
-/// see `benches/README.md` for the side-by-side run):
+/// 100k strings), on a 2-vCPU machine shared with other work, so noisy
+/// (ranges over several runs; `benches/README.md` has one side-by-side
+/// run); throughput relative to one thread doing all the interns with
+/// `StringTable`, CPU time of the slowest thread:
 ///
-/// | variant (2 threads unless noted) | vs one thread doing all interns with `StringTable` |
-/// |---|---:|
-/// | shard `Mutex` on every lookup, 1 thread | 0.5-0.8x throughput |
-/// | shard `Mutex` on every lookup | 1.1-1.7x |
-/// | hint cache (this type), 1 thread | 0.89-0.91x |
-/// | hint cache (this type) | 1.86-1.99x |
+/// | variant | 1 thread | 2 threads |
+/// |---|---:|---:|
+/// | a shard `Mutex` on every lookup (first version) | 0.5x-0.8x | 1.1x-1.7x |
+/// | the hint cache (this type) | 0.72x-0.82x | 1.32x-1.72x |
+/// | lasso `ThreadedRodeo`, for comparison | 0.58x-0.78x | 0.89x-1.42x |
 ///
-/// (CPU time of the slowest thread, best of 5; `RwLock` shards would not
-/// help: a read lock writes its line too.) Memory per string with two
-/// threads (`examples/shared_memory.rs`, 100k strings): `StringTable` 19.7
-/// bytes beyond the strings' own, this type 33.8 at 8 shards (the default
-/// on 2 cores), 45.7 at 64, 98.6 at 256: every shard's arena doubles its
+/// A `RwLock` would not help the first version: a read lock writes its
+/// line too. Memory per string with two threads
+/// (`examples/shared_memory.rs`, 100k strings): `StringTable` 19.7 bytes
+/// beyond the strings' own, this type 33.8 at 8 shards (the default on 2
+/// cores), 45.7 at 64, 98.6 at 256: every shard's arena doubles its
 /// chunks on its own, so many small shards leave many half-empty chunk
-/// tails; that, not lock contention, is what limits the shard count.
+/// tails; that, more than lock contention, is what limits the shard count.
 ///
 /// # Memory
 ///
