@@ -177,10 +177,11 @@
 //! - `unsafe impl Sync for Resolver`: the only `!Sync` part of a resolver
 //!   is the `bumpalo::Bump` that owns its chunks, which a resolver never
 //!   touches through a shared reference;
-//! - the shared table's lock-free id index (`shared/index.rs`): segments
-//!   leaked from and returned to `Box`, and reading a record through the
-//!   address the index published (`Arena::record_str`), after the
-//!   `Acquire` load that makes its bytes visible. The publish protocol is
+//! - the shared table's lock-free id index (`shared/index.rs`) and hint
+//!   cache (`shared/hints.rs`): segments and cache levels leaked from and
+//!   returned to `Box`, and reading a record through the address the
+//!   index published (`Arena::record_str`), after the `Acquire` load that
+//!   makes its bytes visible. The publish protocol is
 //!   model-checked with loom (`.ci/loom.sh`), the concurrent tests run
 //!   under Miri (Tree Borrows, see `.ci/miri.sh`) and ThreadSanitizer
 //!   (`.ci/tsan.sh`).
