@@ -450,6 +450,11 @@ pub(crate) struct Arena {
     next_chunk: usize,
     /// Usable bytes of all normal (not dedicated) chunks.
     normal_bytes: usize,
+    /// Chunk size up to which chunks double on every growth
+    /// ([`MAX_CHUNK_CAPACITY`] unless [`Arena::cap_chunk_doubling`] lowered
+    /// it); beyond it they double once the arena holds
+    /// [`CHUNK_GROWTH_RATIO`] chunks' worth.
+    doubling_cap: usize,
 }
 
 impl core::fmt::Debug for Arena {
@@ -476,6 +481,7 @@ impl Arena {
             last_chunk: 0,
             next_chunk: FIRST_CHUNK_CAPACITY,
             normal_bytes: 0,
+            doubling_cap: MAX_CHUNK_CAPACITY,
         };
         if capacity > 0 {
             let capacity = bumpalo_chunk_capacity(capacity)
@@ -486,6 +492,16 @@ impl Arena {
             arena.next_chunk = capacity.clamp(FIRST_CHUNK_CAPACITY, MAX_CHUNK_CAPACITY);
         }
         Ok(arena)
+    }
+
+    /// Lowers the chunk size up to which chunks double on every growth to
+    /// `cap` usable bytes (at least [`FIRST_CHUNK_CAPACITY`]): for arenas
+    /// that are one of many (the shared table's shards), whose last
+    /// chunks' unused tails add up. Beyond the cap, chunks still double
+    /// once the arena holds [`CHUNK_GROWTH_RATIO`] chunks' worth, so the
+    /// tail stays a small fraction of a large arena.
+    pub(crate) fn cap_chunk_doubling(&mut self, cap: usize) {
+        self.doubling_cap = cap.clamp(FIRST_CHUNK_CAPACITY, MAX_CHUNK_CAPACITY);
     }
 
     /// Heap bytes the arena holds: chunks with their footers, the boxed
@@ -771,11 +787,11 @@ impl Arena {
             self.cur = i;
             return Ok(());
         }
-        // Double small chunks; past MAX_CHUNK_CAPACITY, double only once the
+        // Double small chunks; past the doubling cap, double only once the
         // arena holds CHUNK_GROWTH_RATIO chunks' worth.
         let mut next = self.next_chunk;
         if self.normal_bytes > 0
-            && (next < MAX_CHUNK_CAPACITY
+            && (next < self.doubling_cap
                 || self.normal_bytes >= CHUNK_GROWTH_RATIO.saturating_mul(next))
         {
             next = bumpalo_chunk_capacity(next.saturating_mul(2)).unwrap_or(next);

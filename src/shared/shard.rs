@@ -28,6 +28,13 @@ pub(crate) fn hash_of<S: BuildHasher>(hasher: &S, s: &str) -> (u64, usize) {
 /// The lowest hash bit that selects a shard.
 const SHARD_SHIFT: u32 = 40;
 
+/// Chunk size up to which a shard's arena doubles its chunks on every
+/// growth (16 pages with bumpalo's and the allocator's overhead): a table
+/// has many shards, and each one's last chunk is partly empty, so their
+/// tails must stay small; past it a shard's chunks double as a
+/// `StringTable`'s do past 256 KiB.
+const SHARD_DOUBLING_CAP: usize = 16 * crate::arena::PAGE_SIZE - crate::arena::CHUNK_OVERHEAD;
+
 /// An arena and the hash table of its strings.
 #[derive(Debug)]
 pub(crate) struct Shard {
@@ -41,7 +48,11 @@ impl Shard {
     /// shard count.
     pub(crate) fn new() -> Result<Shard, Error> {
         Ok(Shard {
-            arena: Arena::with_capacity(0)?,
+            arena: {
+                let mut arena = Arena::with_capacity(0)?;
+                arena.cap_chunk_doubling(SHARD_DOUBLING_CAP);
+                arena
+            },
             table: HashTable::new(),
         })
     }
