@@ -183,7 +183,7 @@
 //!   index published (`Arena::record_str`), after the `Acquire` load that
 //!   makes its bytes visible. The publish protocol is
 //!   model-checked with loom (`.ci/loom.sh`), the concurrent tests run
-//!   under Miri (Tree Borrows, see `.ci/miri.sh`) and ThreadSanitizer
+//!   under Miri and ThreadSanitizer
 //!   (`.ci/tsan.sh`).
 
 #[allow(unsafe_code)]

@@ -736,11 +736,6 @@ const CASES: &[Case] = &[
 /// next string gets the next id: no hole), leaves the string absent and
 /// every earlier id resolving; the frozen table iterates in id order.
 fn shared_every_allocation_point() {
-    if cfg!(miri) {
-        // Needs Tree Borrows (see tests/shared.rs), which this suite's
-        // Miri run does not use; the protocol runs natively here.
-        return;
-    }
     for limits in [Limits::new(), Limits::new().max_bytes(4 << 20)] {
         let table = SharedStringTable::builder()
             .shards(4)

@@ -11,14 +11,11 @@
 //! - Hostile input: a hasher that sends every string to one shard and one
 //!   bucket, huge strings, NUL and non-ASCII bytes.
 //!
-//! Runs under Miri (which detects data races) and ThreadSanitizer
-//! (`.ci/tsan.sh`) with far fewer and shorter strings. Under Miri it needs
-//! Tree Borrows, and `.ci/miri.sh` runs it so: readers keep addresses of
-//! records in a block that writers keep appending to, and `Arena::push`
-//! writes through a `&mut` over the whole block, which Stacked Borrows
-//! takes as a write to every byte of it (invalidating the readers'
-//! pointers) while Tree Borrows tracks the bytes actually written. The
-//! Stacked Borrows run of the whole suite skips these tests.
+//! Runs under Miri (which detects data races; Stacked Borrows and strict
+//! provenance, like the rest of the suite: the arena writes records
+//! through raw pointers derived from its chunks, never through a `&mut`
+//! over a block, so readers' record addresses stay valid) and
+//! ThreadSanitizer (`.ci/tsan.sh`), with far fewer and shorter strings.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -34,16 +31,6 @@ use strtab::{
 const WRITERS: usize = if cfg!(miri) { 2 } else { 4 };
 /// Interns per writer.
 const INTERNS: usize = if cfg!(miri) { 40 } else { 20_000 };
-
-/// Whether to skip: under Miri, unless `.ci/miri.sh`'s Tree Borrows run
-/// forwarded `STRTAB_MIRI_TREE_BORROWS` (see the module docs).
-fn skip() -> bool {
-    let skip = cfg!(miri) && std::env::var_os("STRTAB_MIRI_TREE_BORROWS").is_none();
-    if skip {
-        eprintln!("skipped: needs Miri's Tree Borrows (bash .ci/miri.sh runs it)");
-    }
-    skip
-}
 
 /// A small deterministic PRNG (splitmix64).
 struct Rng(u64);
@@ -152,9 +139,6 @@ fn check_final(table: SharedStringTable, seen: &HashMap<String, StringId>) {
 
 #[test]
 fn model_concurrent() {
-    if skip() {
-        return;
-    }
     let pool = pool();
     let streams: Vec<Vec<String>> = (0..WRITERS).map(|w| stream(&pool, w)).collect();
     let table = SharedStringTable::builder().shards(8).build();
@@ -211,9 +195,6 @@ fn model_concurrent() {
 /// limit: exactly the limit is reached, never passed, with no hole.
 #[test]
 fn string_limit_under_contention() {
-    if skip() {
-        return;
-    }
     let max = if cfg!(miri) { 12 } else { 1000 };
     let table = SharedStringTable::with_limits(Limits::new().max_strings(max));
     let seen = thread::scope(|scope| {
@@ -256,9 +237,6 @@ fn string_limit_under_contention() {
 /// every failure is `MemoryLimit`, and the ids stay dense.
 #[test]
 fn byte_limit_under_contention() {
-    if skip() {
-        return;
-    }
     let max = if cfg!(miri) { 40 << 10 } else { 1 << 20 };
     let table = SharedStringTable::builder()
         .shards(4)
@@ -309,9 +287,6 @@ fn byte_limit_under_contention() {
 /// absent, and the next string gets the next id.
 #[test]
 fn failure_leaves_no_hole() {
-    if skip() {
-        return;
-    }
     let table = SharedStringTable::with_limits(Limits::new().max_bytes(64 << 10));
     let a = table.intern("a");
     let err = table.try_intern(&"x".repeat(1 << 20)).unwrap_err();
@@ -335,9 +310,6 @@ impl Hasher for Constant {
 
 #[test]
 fn hostile_hasher_still_correct() {
-    if skip() {
-        return;
-    }
     let n = if cfg!(miri) { 20 } else { 2000 };
     let table = SharedStringTable::builder()
         .hasher(BuildHasherDefault::<Constant>::default())
@@ -382,9 +354,6 @@ fn hostile_hasher_still_correct() {
 
 #[test]
 fn odd_strings() {
-    if skip() {
-        return;
-    }
     let table = SharedStringTable::new();
     let odd = [
         "\0",
@@ -409,9 +378,6 @@ fn odd_strings() {
 #[test]
 #[cfg_attr(miri, ignore = "allocates megabytes")]
 fn huge_string() {
-    if skip() {
-        return;
-    }
     let table = SharedStringTable::new();
     let big = "z".repeat(20 << 20);
     let id = table.intern(&big);
@@ -423,17 +389,12 @@ fn huge_string() {
 #[test]
 #[should_panic(expected = "string table is full")]
 fn intern_panics_with_the_error() {
-    // Fails before storing anything: no borrow-model question, so not
-    // skipped (`skip` returning would fail `should_panic`).
     let table = SharedStringTable::with_limits(Limits::new().max_strings(1));
     table.intern("a");
 }
 
 #[test]
 fn debug_is_a_summary() {
-    if skip() {
-        return;
-    }
     let table = SharedStringTable::new();
     table.intern("secret-label-value");
     let debug = format!("{table:?}");
@@ -448,9 +409,6 @@ fn debug_is_a_summary() {
 /// encoding, and merging into a `StringTable`.
 #[test]
 fn resolver_feeds_pprof_and_merge() {
-    if skip() {
-        return;
-    }
     let table = SharedStringTable::new();
     let (a, b) = (table.intern("main"), table.intern("poll"));
     let resolver = table.into_resolver();
@@ -474,9 +432,6 @@ fn resolver_feeds_pprof_and_merge() {
 
 #[test]
 fn one_thread_matches_string_table() {
-    if skip() {
-        return;
-    }
     let pool = pool();
     let stream = stream(&pool, 0);
     let shared = SharedStringTable::new();
