@@ -137,8 +137,22 @@ impl<S: BuildHasher> StringTable<S> {
     /// table.intern_batch(&stack, &mut ids);
     /// assert_eq!(ids.map(|id| id.to_u32()), [1, 2, 3, 2]);
     /// ```
+    #[inline]
     pub fn intern_batch<T: AsRef<str>>(&mut self, strings: &[T], ids: &mut [StringId]) {
-        if let Err(e) = self.try_intern_batch(strings, ids) {
+        assert_eq!(
+            strings.len(),
+            ids.len(),
+            "intern_batch needs one output id per input string"
+        );
+        if self.memory_usage() < PREFETCH_MIN_BYTES {
+            // Cache-resident: nothing to overlap, so exactly the caller's
+            // own loop, inlined into it.
+            for (s, out) in strings.iter().zip(ids.iter_mut()) {
+                *out = self.intern(s.as_ref());
+            }
+            return;
+        }
+        if let Err(e) = self.batch_pipelined(strings, ids) {
             panic!("{}", e.error);
         }
     }
@@ -165,6 +179,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// assert_eq!(ids[1], strtab::StringId::EMPTY);
     /// # Ok::<(), strtab::BatchError>(())
     /// ```
+    #[inline]
     pub fn try_intern_batch<T: AsRef<str>>(
         &mut self,
         strings: &[T],
@@ -184,6 +199,17 @@ impl<S: BuildHasher> StringTable<S> {
             }
             return Ok(());
         }
+        self.batch_pipelined(strings, ids)
+    }
+
+    /// The batch on a table beyond the caches, out of line (see
+    /// [`intern_pipelined`](Self::intern_pipelined)).
+    #[inline(never)]
+    fn batch_pipelined<T: AsRef<str>>(
+        &mut self,
+        strings: &[T],
+        ids: &mut [StringId],
+    ) -> Result<(), BatchError> {
         self.intern_pipelined(strings.len(), |i| strings[i].as_ref(), |i, id| ids[i] = id)
             .map_err(|(interned, error)| BatchError { interned, error })
     }
