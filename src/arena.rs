@@ -8,21 +8,22 @@
 //! [`MAX_BLOCK`] bytes, filled from the front with *records*: the string's
 //! 4-byte id, a one-byte length for strings under [`LONG_LEN`] bytes (or
 //! the [`ESCAPE`] byte and a 4-byte length for longer ones), then the
-//! string's bytes. A record never straddles blocks. It is located by a packed 32-bit [`Loc`]: the
-//! block number in the high [`BLOCK_BITS`] bits and the record's offset
-//! within the block in the low [`LOCAL_BITS`] bits. A `Loc` is
-//! self-contained, so the hash table's 4-byte slots are locations: a
-//! lookup reads the string, then its id beside it, without first reading
-//! the id index (one dependent cache miss fewer per hit), and an id costs
-//! 4 bytes once, in the record, rather than in every slot of a hash table
-//! that is at most 7/8 full.
+//! string's bytes. A record never straddles blocks. It is located by a
+//! packed 32-bit [`Loc`]: the block number in the high [`BLOCK_BITS`] bits
+//! and the record's offset within the block in the low [`LOCAL_BITS`]
+//! bits. A `Loc` is self-contained, so the hash table's 4-byte slots are
+//! locations: a lookup reads the string, then its id beside it, without
+//! first reading the id index (one dependent cache miss fewer per hit),
+//! and an id costs 4 bytes once, in the record, rather than in every slot
+//! of a hash table that is at most 7/8 full.
 //!
 //! Reading a record is two loads: the block's base address from the block
 //! list (a flat array, indexed without a bounds check), then the length
-//! byte, which sits just before the string's bytes. A lookup knows the length it wants before it reads the record, so
-//! it decides from its own key whether the record can have the long form:
-//! no branch depends on loaded data. Block 0 is a static record of `""`
-//! (id 0), so location 0 needs no special case.
+//! byte, which sits just before the string's bytes. A lookup knows the
+//! length it wants before it reads the record, so it decides from its own
+//! key whether the record can have the long form: no branch depends on
+//! loaded data. Block 0 is a static record of `""` (id 0), so location 0
+//! needs no special case.
 //!
 //! A record over [`DEDICATED_MIN`] bytes that does not fit the current block
 //! gets a *dedicated* block: an empty one left by `clear` if one is large
@@ -34,14 +35,17 @@
 //! Block memory is handed out by bumpalo uninitialised, as a raw pointer
 //! ([`alloc_uninit`]) from which every block's base pointer is derived, and
 //! all reads and writes go through those pointers (no `&mut` to chunk
-//! memory is ever made, so no write invalidates a pointer read later).
-//! [`Arena::bytes`] and [`Arena::holds`] read back records that
-//! [`Arena::push`] wrote, and [`Arena::str`] skips UTF-8 validation of
-//! bytes that `push` copied from a `&str`. Every `Loc` the arena is given
-//! is one `push` returned since the last `clear` (or 0): the callers only
-//! keep those (the id index and the hash table, both emptied by `clear`;
-//! user-supplied ids are bounds-checked against the index first). These
-//! are the only `unsafe` code in the module.
+//! memory is ever made, so no write invalidates a pointer read later, and
+//! the shared table's readers may keep record addresses while writers
+//! append). [`Arena::bytes`], [`Arena::holds`], [`Arena::probe_short`] and
+//! [`Arena::id`] read back records that [`Arena::push`] wrote (strings of
+//! up to 64 bytes compared with SSE2 loads, [`eq_bytes`]), and
+//! [`Arena::str`] skips UTF-8 validation of bytes that `push` copied from
+//! a `&str`. Every `Loc` the arena is given is one `push` returned since
+//! the last `clear` (or 0): the callers only keep those (the id index and
+//! the hash table, both emptied by `clear`; user-supplied ids are
+//! bounds-checked against the index first). These are the only `unsafe`
+//! code in the module.
 
 use core::alloc::Layout;
 use core::marker::PhantomData;
