@@ -22,9 +22,9 @@ use crate::store::Store;
 pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / size_of::<Loc>();
 
 /// Strings a new table's hash table holds before it first grows: 448, the
-/// capacity of 512 buckets (a 4-byte location slot plus 1 control
-/// byte each, 2,576 bytes), the largest hashbrown table that fits in one
-/// 4 KiB page.
+/// capacity of 512 buckets (a 4-byte location slot plus 1 control byte
+/// each, 2,576 bytes), the largest hashbrown table that fits in one 4 KiB
+/// page.
 pub const INITIAL_TABLE_CAPACITY: usize = 448;
 
 /// The hash of `s` the hash table is keyed by: the table's hasher over
@@ -61,8 +61,9 @@ pub(crate) fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, loc: Loc) -> u64
 }
 
 /// The id of `s` (not `""`) in `table`, a hash table of the locations of
-/// records in `arena`, whose hash is `hash`: the lookup of both [`StringTable`] and
-/// the shards of [`SharedStringTable`](crate::SharedStringTable).
+/// records in `arena`, whose hash is `hash`: the lookup of both
+/// [`StringTable`] and the shards of
+/// [`SharedStringTable`](crate::SharedStringTable).
 ///
 /// Strings under [`LONG_LEN`] bytes (all but a few in a profile) take
 /// [`Arena::probe_short`]'s path: candidates filtered by their length
@@ -116,7 +117,7 @@ fn next_index_capacity(cap: usize) -> usize {
 }
 
 /// An upper bound on the bytes a full hashbrown table allocates when it
-/// grows: twice its buckets, each an 8-byte slot plus a control byte, plus
+/// grows: twice its buckets, each a 4-byte slot plus a control byte, plus
 /// a group of trailing control bytes and alignment.
 fn table_growth_bound(current_allocation: usize) -> usize {
     current_allocation.saturating_mul(2).saturating_add(128)

@@ -147,10 +147,12 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// A `RwLock` would not help the first version: a read lock writes its
 /// line too. Memory per string with two threads
 /// (`examples/shared_memory.rs`, 100k strings): `StringTable` 19.7 bytes
-/// beyond the strings' own, this type 33.8 at 8 shards (the default on 2
-/// cores), 45.7 at 64, 98.6 at 256: every shard's arena doubles its
-/// chunks on its own, so many small shards leave many half-empty chunk
-/// tails; that, more than lock contention, is what limits the shard count.
+/// beyond the strings' own, this type 33.1 at 8 shards (the default on 2
+/// cores), 37.8 at 16, 40.5 at 64, 93.8 at 256: every shard's arena grows
+/// its chunks on its own, so many small shards leave many half-empty chunk
+/// tails (shard arenas double their chunks only up to 64 KiB, against
+/// 256 KiB for a `StringTable`, which took 8 shards from 44.3 to 33.1);
+/// that, more than lock contention, is what limits the shard count.
 ///
 /// # Memory
 ///
