@@ -840,10 +840,12 @@ impl<S> StringTable<S> {
     }
 }
 
+/// The panic of `intern` where `try_intern` returns `e` (shared with
+/// [`SharedStringTable`](crate::SharedStringTable)).
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn intern_failed(e: &Error) -> ! {
+pub(crate) fn intern_failed(e: &Error) -> ! {
     panic!("{e}")
 }
 

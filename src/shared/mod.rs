@@ -20,7 +20,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use hashbrown::DefaultHashBuilder;
 
-use crate::table::rehash;
+use crate::table::{intern_failed, rehash};
 pub(crate) use frozen::Frozen;
 use hints::{Hints, level_bytes};
 use index::{Index, segment_bytes};
@@ -845,13 +845,6 @@ impl<S> SharedStringTable<S> {
             .collect();
         Resolver::from_shared(Frozen::new(index, arenas))
     }
-}
-
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn intern_failed(e: &Error) -> ! {
-    panic!("{e}")
 }
 
 impl<S> core::ops::Index<StringId> for SharedStringTable<S> {
