@@ -716,6 +716,31 @@ impl Arena {
         unsafe { core::str::from_utf8_unchecked(bytes) }
     }
 
+    /// The id of the record at `p`, an address [`Arena::record_addr`]
+    /// returned, if it holds exactly `s`; read without the arena, like
+    /// [`Arena::record_str`].
+    ///
+    /// # Safety
+    ///
+    /// As for [`Arena::record_str`].
+    #[inline]
+    pub(crate) unsafe fn record_id_if(p: *const u8, s: &[u8]) -> Option<u32> {
+        // SAFETY: `p` is the start of a complete record (the caller's
+        // contract): its id, then its length byte (or escape), then the
+        // string; a short record's length byte equal to `s.len()` means
+        // exactly `s.len()` initialised bytes follow it.
+        unsafe {
+            let q = p.add(SHORT_PREFIX);
+            let b0 = *q.sub(1);
+            let holds = if s.len() < LONG_LEN {
+                usize::from(b0) == s.len() && eq_bytes(q, s)
+            } else {
+                b0 == ESCAPE && long_bytes(q) == s
+            };
+            holds.then(|| read_id(p))
+        }
+    }
+
     /// The string whose record is at `loc`; see [`Arena::bytes`].
     #[inline(always)]
     pub(crate) fn str(&self, loc: Loc) -> &str {

@@ -1,16 +1,21 @@
 //! The lock-free hit path of a [`SharedStringTable`](crate::SharedStringTable):
-//! a direct-mapped cache from a string's hash to its id, read with plain
-//! atomic loads, so that a hit on a hot string writes no memory another
+//! a direct-mapped cache from a string's hash to its record, read with
+//! plain atomic loads, so that a hit on a hot string writes no memory another
 //! thread uses (a shard lock, even uncontended, is a write to a line the
 //! other threads' hits also write).
 //!
-//! An entry holds `tag << 32 | id` (0: empty), where the tag is the low
-//! half of the string's 64-bit hash and the slot is chosen by other bits
-//! of it (the shard bits, 40 and up). An entry is only a hint: a reader checks it by resolving the id
-//! through the lock-free id index and comparing the bytes, so a stale,
-//! overwritten or colliding entry costs a fall-back to the shard's hash
-//! table (the authority), never a wrong id. Entries are written by any
-//! thread after a lookup under a shard lock.
+//! An entry is a published record's address with a 16-bit tag (the low
+//! bits of the string's 64-bit hash) in the address's unused top bits
+//! (null: empty); the set is chosen by other bits of the hash (the shard
+//! bits, 40 and up). The record holds the string and its id, so a hit
+//! reads the entry, then the record, and nothing else: no index lookup.
+//! An entry is only a hint: a reader compares the record's bytes with its
+//! string, so a stale, overwritten or colliding entry costs a fall-back to
+//! the shard's hash table (the authority), never a wrong id. Entries are
+//! stored with `Release` after the record was published and loaded with
+//! `Acquire`, so the record's bytes are visible to the reader. Records
+//! never move or die before the table, and levels are freed only with it,
+//! so an address in any entry stays valid.
 //!
 //! The cache grows with the table in levels of 4x (1K, 4K, 16K, 64K
 //! entries: 8 KiB to 512 KiB), switched to when the table holds twice the
@@ -19,7 +24,7 @@
 //! memory at most). A level that the byte limit cannot afford is simply not
 //! added: the cache only speeds up hits.
 
-use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 use crate::error::Error;
 
@@ -35,13 +40,13 @@ const fn level_len(k: usize) -> usize {
 
 /// Heap bytes of level `k`.
 pub(crate) const fn level_bytes(k: usize) -> usize {
-    level_len(k) * size_of::<AtomicU64>()
+    level_len(k) * size_of::<Entry>()
 }
 
 /// The hint cache; see the module docs.
 pub(crate) struct Hints {
-    /// The levels' first entries (leaked `Box<[AtomicU64]>`s), or null.
-    levels: [AtomicPtr<AtomicU64>; LEVELS],
+    /// The levels' first entries (leaked `Box<[Entry]>`s), or null.
+    levels: [AtomicPtr<Entry>; LEVELS],
     /// The level in use, plus one (0: none yet).
     current: AtomicUsize,
 }
@@ -61,9 +66,20 @@ fn set_of(bits: usize, len: usize) -> usize {
     (bits >> 7) & (len - 2)
 }
 
+/// An entry: a tagged record address (see the module docs).
+type Entry = AtomicPtr<u8>;
+
+/// Bits of an address below the tag (48 on 64-bit targets, whose user
+/// addresses all fit).
+const ADDR_BITS: u32 = usize::BITS - 16;
+/// The address part of an entry.
+const ADDR_MASK: usize = (1 << ADDR_BITS) - 1;
+
+/// The tag of a hash: its low 16 bits.
 #[inline]
-fn entry(hash: u64, id: u32) -> u64 {
-    (hash << 32) | u64::from(id)
+fn tag_of(hash: u64) -> usize {
+    // Truncation intended.
+    usize::from(hash as u16)
 }
 
 impl Hints {
@@ -76,51 +92,59 @@ impl Hints {
 
     /// The entries of the level in use.
     #[inline]
-    fn level(&self) -> Option<&[AtomicU64]> {
+    fn level(&self) -> Option<&[Entry]> {
         let current = self.current.load(Ordering::Acquire);
         let k = current.checked_sub(1)?;
         let first = self.levels[k].load(Ordering::Acquire);
         // SAFETY: `current` is set (with `Release`) only after level `k`
-        // was installed: a leaked `Box<[AtomicU64]>` of `level_len(k)`
+        // was installed: a leaked `Box<[Entry]>` of `level_len(k)`
         // entries, freed only by `drop`.
         Some(unsafe { core::slice::from_raw_parts(first, level_len(k)) })
     }
 
-    /// The id the cache holds for a string with these hashes, if any: a
-    /// candidate to check. Two ways per set, in one cache line.
+    /// The record address the cache holds for a string with these hashes,
+    /// if any: a candidate to check, published before the entry was
+    /// stored (the `Acquire` load pairs with `put`'s `Release` store). Two
+    /// ways per set, in one cache line.
     #[inline]
-    pub(crate) fn get(&self, hash: u64, bits: usize) -> Option<u32> {
+    pub(crate) fn get(&self, hash: u64, bits: usize) -> Option<*const u8> {
         let level = self.level()?;
         let i = set_of(bits, level.len());
-        // Truncation intended: the tag is the low half.
-        let want = u64::from(hash as u32);
+        let want = tag_of(hash);
         for e in [
-            level[i].load(Ordering::Relaxed),
-            level[i + 1].load(Ordering::Relaxed),
+            level[i].load(Ordering::Acquire),
+            level[i + 1].load(Ordering::Acquire),
         ] {
-            if e != 0 && e >> 32 == want {
-                // Truncation intended: the id is the low half.
-                return Some(e as u32);
+            if e.addr() >> ADDR_BITS == want && e.addr() & ADDR_MASK != 0 {
+                return Some(e.map_addr(|a| a & ADDR_MASK).cast_const());
             }
         }
         None
     }
 
-    /// Remembers `id` for a string with these hashes (any thread; the id
-    /// must be published already): it becomes the set's first way, the
-    /// first way's entry moves to the second (least recently put is
-    /// evicted).
+    /// Remembers the record at `record` for a string with these hashes
+    /// (any thread; the record must be published already): it becomes the
+    /// set's first way, the first way's entry moves to the second (least
+    /// recently put is evicted). An address with bits at or above
+    /// `ADDR_BITS` (not on today's 64-bit targets) is not cached.
     #[inline]
-    pub(crate) fn put(&self, hash: u64, bits: usize, id: u32) {
+    pub(crate) fn put(&self, hash: u64, bits: usize, record: *const u8) {
+        if record.addr() >> ADDR_BITS != 0 {
+            return;
+        }
         if let Some(level) = self.level() {
             let i = set_of(bits, level.len());
-            let e = entry(hash, id);
-            let first = level[i].load(Ordering::Relaxed);
+            let e = record
+                .cast_mut()
+                .map_addr(|a| a | (tag_of(hash) << ADDR_BITS));
+            // `Acquire`, so that moving another thread's entry to the
+            // second way passes on its record's visibility.
+            let first = level[i].load(Ordering::Acquire);
             // Skip the writes, and the line they would take from the other
             // cores, when the entry is already first.
             if first != e {
-                level[i + 1].store(first, Ordering::Relaxed);
-                level[i].store(e, Ordering::Relaxed);
+                level[i + 1].store(first, Ordering::Release);
+                level[i].store(e, Ordering::Release);
             }
         }
     }
@@ -144,8 +168,8 @@ impl Hints {
         entries
             .try_reserve_exact(len)
             .map_err(|_| Error::new(crate::error::ErrorKind::AllocFailed, level_bytes(k)))?;
-        entries.extend((0..len).map(|_| AtomicU64::new(0)));
-        let first = Box::into_raw(entries.into_boxed_slice()).cast::<AtomicU64>();
+        entries.extend((0..len).map(|_| Entry::new(core::ptr::null_mut())));
+        let first = Box::into_raw(entries.into_boxed_slice()).cast::<Entry>();
         self.levels[k].store(first, Ordering::Release);
         self.current.store(k + 1, Ordering::Release);
         Ok(())

@@ -542,12 +542,12 @@ impl<S: BuildHasher> SharedStringTable<S> {
         let mut shard = lock(&self.shards[bits & self.shard_mask].0);
         if let Some(id) = shard.find(hash, s) {
             drop(shard);
-            self.hints.put(hash, bits, id);
+            self.remember(hash, bits, id);
             return Ok(StringId::from_u32(id));
         }
         let id = self.insert_new(&mut shard, hash, s)?;
         drop(shard);
-        self.hints.put(hash, bits, id.to_u32());
+        self.remember(hash, bits, id.to_u32());
         if let Some(k) = self.hints.wants_level(self.len()) {
             self.grow_hints(k);
         }
@@ -558,8 +558,21 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// resolves to: no lock, no write.
     #[inline]
     fn hinted(&self, hash: u64, bits: usize, s: &str) -> Option<StringId> {
-        let id = self.hints.get(hash, bits)?;
-        (resolve(&self.index, id as usize)? == s).then(|| StringId::from_u32(id))
+        let record = self.hints.get(hash, bits)?;
+        // SAFETY: the hint cache holds only addresses of records published
+        // in this table's arenas (`remember`), which live as long as the
+        // table and never change once published; its `Acquire` load saw
+        // the `Release` store made after the publication.
+        unsafe { Arena::record_id_if(record, s.as_bytes()) }.map(StringId::from_u32)
+    }
+
+    /// Puts published id `id` (of a string with these hashes) into the
+    /// hint cache.
+    #[inline]
+    fn remember(&self, hash: u64, bits: usize, id: u32) {
+        if let Some(record) = self.index.get(id as usize) {
+            self.hints.put(hash, bits, record);
+        }
     }
 
     /// The id of `s` if the table holds it. Never inserts.
