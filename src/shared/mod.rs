@@ -103,9 +103,10 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   write to its cache line, and with several threads interning the same
 ///   hot strings that line moves between cores on most hits, whatever the
 ///   shard count. So a hit first reads a hint: a two-way, direct-mapped
-///   cache from the hash to an id (8 bytes an entry, growing with the
-///   table to 64Ki entries), checked by resolving the id and comparing the
-///   bytes. A hint that is missing or stale only sends the lookup on to
+///   cache from the hash to the string's record (a tagged 8-byte address,
+///   growing with the table to 64Ki entries); the record holds the bytes,
+///   compared with the string, and the id, so a hit reads the entry and
+///   the record and nothing else. A hint that is missing or stale only sends the lookup on to
 ///   the shard's hash table, which stays the authority; the lookups there
 ///   refresh the hints. A hit on a hinted string takes no lock and writes
 ///   nothing.
@@ -192,7 +193,8 @@ pub struct SharedStringTable<S = DefaultHashBuilder> {
     /// `shards.len() - 1`.
     shard_mask: usize,
     index: Index,
-    /// The lock-free hit path: hash -> id hints, checked against the index.
+    /// The lock-free hit path: hash -> record hints, checked against the
+    /// record's bytes.
     hints: Hints,
     /// Heap bytes held, [`memory_usage`](Self::memory_usage); changed only
     /// under `grow`.
@@ -554,8 +556,8 @@ impl<S: BuildHasher> SharedStringTable<S> {
         Ok(id)
     }
 
-    /// The id of `s` from the hint cache, checked against the string it
-    /// resolves to: no lock, no write.
+    /// The id of `s` from the hint cache, checked against the bytes of the
+    /// record it points to: no lock, no write.
     #[inline]
     fn hinted(&self, hash: u64, bits: usize, s: &str) -> Option<StringId> {
         let record = self.hints.get(hash, bits)?;
