@@ -185,8 +185,8 @@ fn memory_limit_is_hard_and_named() {
 fn new_table_is_page_tuned() {
     let t = StringTable::new();
     let m = t.memory_usage();
-    // One 16 KiB chunk (with footer), a one-page index, a 256-bucket table
-    // (8-byte slots and a control byte each), and a few dozen bytes of
+    // One 16 KiB chunk (with footer), a one-page index, a 512-bucket table
+    // (4-byte slots and a control byte each), and a few dozen bytes of
     // bookkeeping.
     let expected_min =
         FIRST_CHUNK_CAPACITY + strtab::CHUNK_FOOTER_SIZE + INITIAL_INDEX_CAPACITY * 4 + 512 * 5;
@@ -372,4 +372,65 @@ fn interleaved_large_strings_keep_blocks_open() {
             t.memory_usage()
         );
     }
+}
+
+/// A hasher that sends every string to the same bucket and control byte,
+/// so every lookup meets every stored string as a candidate.
+#[derive(Default)]
+struct Constant;
+
+impl std::hash::Hasher for Constant {
+    fn write(&mut self, _: &[u8]) {}
+    fn finish(&self) -> u64 {
+        0x5EED
+    }
+}
+
+#[test]
+fn lengths_around_the_record_forms() {
+    // Every length from 0 to 300 (the one-byte form ends at 254, the long
+    // form starts at 255), twice each with different bytes of the same
+    // length, first with the default hasher, then with one under which
+    // all strings collide: candidates of the right length that are other
+    // strings must send the lookup on to the full comparison.
+    let lengths: Vec<usize> = (0..=scaled(300).max(40))
+        .chain([253, 254, 255, 256, 1000])
+        .collect();
+    let strings: Vec<String> = lengths
+        .iter()
+        .flat_map(|&n| {
+            let a: String = (0..n).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+            let mut b = a.clone();
+            if n > 0 {
+                b.replace_range(n - 1.., "#");
+            }
+            [a, b]
+        })
+        .collect();
+    fn check<S: std::hash::BuildHasher>(mut t: StringTable<S>, strings: &[String]) {
+        let ids: Vec<StringId> = strings.iter().map(|s| t.intern(s)).collect();
+        for (s, &id) in strings.iter().zip(&ids) {
+            assert_eq!(t.intern(s), id, "re-intern of {} bytes", s.len());
+            assert_eq!(t.get(s), Some(id), "get of {} bytes", s.len());
+            assert_eq!(t.resolve(id), Some(s.as_str()));
+        }
+        let distinct: std::collections::HashSet<&String> = strings.iter().collect();
+        assert_eq!(t.len(), distinct.len());
+        let mut seen = std::collections::HashSet::new();
+        let order: Vec<&str> = strings
+            .iter()
+            .map(String::as_str)
+            .filter(|s| !s.is_empty() && seen.insert(*s))
+            .collect();
+        assert_eq!(t.iter().skip(1).collect::<Vec<_>>(), order);
+        assert_eq!(t.get(&"z".repeat(255)), None);
+        assert_eq!(t.get(&"a".repeat(3)), None);
+    }
+    check(StringTable::new(), &strings);
+    check(
+        StringTable::builder()
+            .hasher(BuildHasherDefault::<Constant>::default())
+            .build(),
+        &strings,
+    );
 }
