@@ -31,7 +31,8 @@ fn stream(n: usize, distinct: usize, seed: u64) -> Vec<String> {
 
 #[test]
 fn batch_gives_the_ids_of_one_by_one() {
-    // Large enough that the batch takes its prefetching path.
+    // Uneven slices and duplicates (the prefetching path has its own test,
+    // `batch_and_merge_beyond_the_prefetch_threshold`).
     for (n, distinct) in [(scaled(5000), 300), (scaled(200_000), scaled(60_000))] {
         let strings = stream(n, distinct, 42);
         let mut one = StringTable::new();
@@ -260,4 +261,43 @@ fn id_set_basics() {
     assert_eq!(set.len(), 1);
     set.clear();
     assert!(set.is_empty());
+}
+
+#[test]
+fn batch_and_merge_beyond_the_prefetch_threshold() {
+    // Over 16 MiB of strings, so batches and merges run the prefetching
+    // pipeline (below it they are the one-by-one loop). Native only: Miri
+    // would take hours, and the pipeline's only unsafe code is a prefetch
+    // hint that is a no-op under Miri.
+    if cfg!(miri) {
+        return;
+    }
+    let n = 160_000;
+    let strings: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                "{:0>120}",
+                (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) % 200_000
+            )
+        })
+        .collect();
+    let mut one = StringTable::new();
+    let expected: Vec<StringId> = strings.iter().map(|s| one.intern(s)).collect();
+    assert!(one.memory_usage() > 16 << 20);
+    let mut batch = StringTable::new();
+    let mut ids = vec![StringId::EMPTY; n];
+    for (chunk, out) in strings.chunks(37).zip(ids.chunks_mut(37)) {
+        batch.intern_batch(chunk, out);
+    }
+    assert_eq!(ids, expected);
+    // Hits on the big table, through the pipeline from the first group.
+    batch.intern_batch(&strings, &mut ids);
+    assert_eq!(ids, expected);
+    let mut merged = StringTable::new();
+    merged.intern("first");
+    let remap = merged.merge(&one);
+    for (i, s) in one.iter().enumerate() {
+        assert_eq!(&merged[remap[StringId::from_u32(i as u32)]], s);
+    }
+    assert_eq!(merged.len(), one.len() + 1);
 }
