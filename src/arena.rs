@@ -258,8 +258,8 @@ unsafe fn read_id(p: *const u8) -> u32 {
 ///
 /// # Safety
 ///
-/// `q - 1` must be the start of a long record `push` wrote, readable
-/// through `q`.
+/// `q - 1` must be the escape byte of a long record `push` wrote,
+/// readable through `q`.
 #[cold]
 #[inline(never)]
 unsafe fn long_bytes<'a>(q: *const u8) -> &'a [u8] {
@@ -544,7 +544,8 @@ impl Arena {
         // being inlined) from every read.
         let Base(biased) = unsafe { *self.bases.get_unchecked(block) };
         // `biased + loc` is the block's base plus the record's offset plus
-        // one: inside the block, or one past the static empty record.
+        // `SHORT_PREFIX` (its id and length byte): inside the block, or one
+        // past the static empty record.
         // Wrapping arithmetic keeps this safe code (the callers dereference
         // the result).
         biased.wrapping_add(loc as usize)
@@ -555,8 +556,8 @@ impl Arena {
     #[inline(always)]
     pub(crate) fn bytes(&self, loc: Loc) -> &[u8] {
         let q = self.after_tag(loc);
-        // SAFETY: `q - 1` is the start of a record `push` wrote (or the
-        // static empty record), and records are never overwritten until
+        // SAFETY: `q - 1` is the length byte of a record `push` wrote (or
+        // of the static empty record), and records are never overwritten until
         // `clear`, after which no old location is used. `push` writes the
         // whole record (length prefix, then the bytes) before returning
         // its location, so the prefix and the bytes after it are
@@ -579,8 +580,8 @@ impl Arena {
     pub(crate) fn holds(&self, loc: Loc, s: &[u8]) -> bool {
         if s.len() < LONG_LEN {
             let q = self.after_tag(loc);
-            // SAFETY: `q - 1` is a record's start (see `bytes`), so its
-            // first byte is initialised. If that byte equals `s.len()`
+            // SAFETY: `q - 1` is a record's length byte (see `bytes`),
+            // initialised. If that byte equals `s.len()`
             // (below `ESCAPE`), the record is a short one of exactly
             // `s.len()` bytes from `q`, all initialised and inside the
             // block.
@@ -616,8 +617,8 @@ impl Arena {
         let mut bytes: *const u8 = core::ptr::null();
         let Some(_) = table.find(hash, |e| {
             let q = self.after_tag(loc(e));
-            // SAFETY: `q - 1` is the start of a record `push` wrote (or the
-            // static empty record), whose first byte is initialised.
+            // SAFETY: `q - 1` is the length byte of a record `push` wrote
+            // (or of the static empty record), initialised.
             let matches = unsafe { *q.sub(1) } == len;
             if matches {
                 bytes = q;
@@ -631,11 +632,10 @@ impl Arena {
             // set `bytes`; this keeps the read below sound regardless.
             return Probe::Unsure;
         }
-        // SAFETY: `bytes` is just past the first byte of a record whose
-        // first byte is `s.len()` (below `ESCAPE`): a short record of
+        // SAFETY: `bytes` is just past the length byte of a record whose
+        // length byte is `s.len()` (below `ESCAPE`): a short record of
         // exactly `s.len()` initialised bytes from `bytes`, inside its
         // block (see `bytes`).
-        // SAFETY: as above.
         if unsafe { eq_bytes(bytes, s) } {
             // SAFETY: the record starts `SHORT_PREFIX` bytes before its
             // string, with its id.
@@ -700,8 +700,8 @@ impl Arena {
     pub(crate) unsafe fn record_str<'a>(p: *const u8) -> &'a str {
         // SAFETY: `p` is the start of a complete record (the caller's
         // contract), readable through `p`, which `record_addr` derived from
-        // the block's allocation; its first byte is the short length or
-        // the long form's escape.
+        // the block's allocation; its id comes first, then the short
+        // length or the long form's escape.
         let bytes = unsafe {
             let q = p.add(SHORT_PREFIX);
             let b0 = *q.sub(1);
@@ -752,9 +752,9 @@ impl Arena {
         unsafe { core::str::from_utf8_unchecked(bytes) }
     }
 
-    /// Copies `s` into the arena as a record and returns its location. May
-    /// add chunks of at most `budget` heap bytes in all (block list growth
-    /// included). On error no string is added; capacity (the block list, a
+    /// Copies `s` into the arena as a record carrying id `id` and returns
+    /// its location. May add chunks of at most `budget` heap bytes in all
+    /// (block list growth included). On error no string is added; capacity (the block list, a
     /// chunk added before a later allocation failed) may remain.
     pub(crate) fn push(&mut self, s: &str, id: u32, budget: usize) -> Result<Loc, Error> {
         if let Some(loc) = self.push_in_place(s, id) {
