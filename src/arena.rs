@@ -995,14 +995,23 @@ impl Arena {
     }
 
     /// Forgets every string but keeps all chunks for reuse.
+    ///
+    /// The first chunk's first block becomes the current block again, as
+    /// [`with_capacity`](Self::with_capacity) leaves it: refilling the
+    /// same strings in the same order then places each in a block no
+    /// later than the first fill did, so it allocates nothing. (Leaving
+    /// block 0, the static empty record, current would send a long first
+    /// string that had fitted the first chunk into a dedicated block,
+    /// and the strings after it into a new chunk.)
     pub(crate) fn clear(&mut self) {
-        self.core.with_blocks_mut(|blocks| {
+        let blocks = self.core.with_blocks_mut(|blocks| {
             for b in blocks.iter_mut() {
                 b.used = 0;
                 b.limit = b.cap.min(MAX_BLOCK);
             }
+            blocks.len()
         });
-        self.cur = 0;
+        self.cur = usize::from(blocks > 1);
     }
 }
 

@@ -264,6 +264,29 @@ fn clear_keeps_memory_and_refill_allocates_nothing() {
 }
 
 #[test]
+fn refill_after_clear_places_a_long_first_string_as_before() {
+    // Found by fuzzing: a table built with a chunk whose first string is
+    // long (past the dedicated-block size) but fits that chunk. Refilling
+    // after `clear` must put it back in the same chunk as a normal record,
+    // leaving room for the strings that follow, not a chunk of its own.
+    let long = "a".repeat(150_000);
+    let mut t = StringTable::with_capacity(2, 200_000);
+    let fill = |t: &mut StringTable| {
+        t.intern(&long);
+        t.intern("after the long one");
+    };
+    fill(&mut t);
+    let full = t.memory_usage();
+    t.clear();
+    fill(&mut t);
+    assert_eq!(
+        t.memory_usage(),
+        full,
+        "refilling to the same size allocated"
+    );
+}
+
+#[test]
 fn into_resolver_drops_the_hash_table() {
     let mut t = StringTable::new();
     let n = scaled(5000);
