@@ -793,8 +793,7 @@ impl Arena {
         let cur = self.cur;
         self.core.with_blocks_mut(|blocks| {
             let b = &mut blocks[cur];
-            // `used <= limit` in the current block, which is never a
-            // dedicated one.
+            // A dedicated current block (limit 0) fails this test.
             if b.used + size > b.limit {
                 return None;
             }
@@ -851,9 +850,11 @@ impl Arena {
     #[cold]
     fn dedicated_block(&mut self, size: usize, budget: usize) -> Result<usize, Error> {
         let cur = self.cur;
+        // From the current block itself if it is empty (as after `clear`):
+        // it has no strings to keep open. Made dedicated, it takes no more
+        // strings (limit 0), so the next push moves on.
         let reuse = self.core.with_blocks_mut(|blocks| {
-            let i =
-                (cur + 1..blocks.len()).find(|&i| blocks[i].used == 0 && blocks[i].cap >= size)?;
+            let i = (cur..blocks.len()).find(|&i| blocks[i].used == 0 && blocks[i].cap >= size)?;
             blocks[i].limit = 0;
             Some(i)
         });

@@ -264,26 +264,39 @@ fn clear_keeps_memory_and_refill_allocates_nothing() {
 }
 
 #[test]
-fn refill_after_clear_places_a_long_first_string_as_before() {
-    // Found by fuzzing: a table built with a chunk whose first string is
-    // long (past the dedicated-block size) but fits that chunk. Refilling
-    // after `clear` must put it back in the same chunk as a normal record,
-    // leaving room for the strings that follow, not a chunk of its own.
-    let long = "a".repeat(150_000);
-    let mut t = StringTable::with_capacity(2, 200_000);
-    let fill = |t: &mut StringTable| {
-        t.intern(&long);
-        t.intern("after the long one");
-    };
-    fill(&mut t);
-    let full = t.memory_usage();
-    t.clear();
-    fill(&mut t);
-    assert_eq!(
-        t.memory_usage(),
-        full,
-        "refilling to the same size allocated"
-    );
+fn refill_after_clear_places_long_strings_as_before() {
+    // Found by fuzzing. After `clear`, refilling the same strings must
+    // place each where the first fill could: a long first string that
+    // fitted a table's first chunk goes back there as a normal record
+    // (not into a block of its own, which sent the strings after it to a
+    // new chunk), and one that had a dedicated block gets it back.
+    let cases: [(usize, &[usize]); 3] = [
+        (200_000, &[150_000, 20]),
+        (0, &[483_745, 147_873]),
+        (0, &[100_000, 300_000, 70_000, 10]),
+    ];
+    for (capacity, lens) in cases {
+        let strings: Vec<String> = lens
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| char::from(b'a' + i as u8).to_string().repeat(n))
+            .collect();
+        let mut t = StringTable::with_capacity(strings.len(), capacity);
+        let fill = |t: &mut StringTable| {
+            for s in &strings {
+                t.intern(s);
+            }
+        };
+        fill(&mut t);
+        let full = t.memory_usage();
+        t.clear();
+        fill(&mut t);
+        assert_eq!(
+            t.memory_usage(),
+            full,
+            "refilling {lens:?} (capacity {capacity}) allocated"
+        );
+    }
 }
 
 #[test]
