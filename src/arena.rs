@@ -38,7 +38,7 @@
 //! memory is ever made, so no write invalidates a pointer read later, and
 //! the shared table's readers may keep record addresses while writers
 //! append). [`Arena::bytes`], [`Arena::holds`], [`Arena::probe_short`] and
-//! [`Arena::id`] read back records that [`Arena::push`] wrote (strings of
+//! [`Found::id`] read back records that [`Arena::push`] wrote (strings of
 //! up to 64 bytes compared with SSE2 loads, [`eq_bytes`]), and
 //! [`Arena::str`] skips UTF-8 validation of bytes that `push` copied from
 //! a `&str`. Every `Loc` the arena is given is one `push` returned since
@@ -232,14 +232,41 @@ unsafe fn eq_bytes(a: *const u8, b: &[u8]) -> bool {
 }
 
 /// What [`Arena::probe_short`] found.
-pub(crate) enum Probe {
-    /// The id of the record that holds the string.
-    Hit(u32),
+pub(crate) enum Probe<R> {
+    /// What the caller's `hit` made of the record that holds the string.
+    Hit(R),
     /// No element's record holds the string.
     Miss,
     /// The first candidate is another string of the same length: look
     /// again, comparing every candidate in full.
     Unsure,
+}
+
+/// A record a lookup found in an arena: its id, and its address for the
+/// shared table's hint cache.
+#[derive(Clone, Copy)]
+pub(crate) struct Found<'a> {
+    /// The record's start (its id), inside a block of the arena (never
+    /// null, so that an `Option<Found>` is one word).
+    record: NonNull<u8>,
+    _arena: PhantomData<&'a Arena>,
+}
+
+impl Found<'_> {
+    /// The record's id.
+    #[inline(always)]
+    pub(crate) fn id(self) -> u32 {
+        // SAFETY: `Found` is only made from the start of a record `push`
+        // wrote (`probe_short`, `Arena::found`), in an arena borrowed for
+        // `'a`, so still allocated and never overwritten meanwhile.
+        unsafe { read_id(self.record.as_ptr()) }
+    }
+
+    /// The record's address ([`Arena::record_addr`] of its location).
+    #[inline(always)]
+    pub(crate) fn addr(self) -> *const u8 {
+        self.record.as_ptr()
+    }
 }
 
 /// The id at the start of the record at `p`.
@@ -604,13 +631,14 @@ impl Arena {
     /// filter read. [`Probe::Unsure`] if that candidate is another string
     /// (the caller then compares every candidate in full).
     #[inline(always)]
-    pub(crate) fn probe_short<T>(
-        &self,
+    pub(crate) fn probe_short<'a, T, R>(
+        &'a self,
         table: &HashTable<T>,
         hash: u64,
         s: &[u8],
         loc: impl Fn(&T) -> Loc,
-    ) -> Probe {
+        hit: fn(Found<'a>) -> R,
+    ) -> Probe<R> {
         debug_assert!(s.len() < LONG_LEN);
         // Truncation intended: `s.len() < LONG_LEN`.
         let len = s.len() as u8;
@@ -637,10 +665,15 @@ impl Arena {
         // exactly `s.len()` initialised bytes from `bytes`, inside its
         // block (see `bytes`).
         if unsafe { eq_bytes(bytes, s) } {
-            // SAFETY: the record starts `SHORT_PREFIX` bytes before its
-            // string, with its id.
-            let id = unsafe { read_id(bytes.sub(SHORT_PREFIX)) };
-            Probe::Hit(id)
+            // The record starts `SHORT_PREFIX` bytes before its string.
+            // SAFETY: `bytes` is inside a block, `SHORT_PREFIX` bytes
+            // after the record's start, so the subtraction stays in the
+            // allocation and is not null.
+            let record = unsafe { NonNull::new_unchecked(bytes.sub(SHORT_PREFIX).cast_mut()) };
+            Probe::Hit(hit(Found {
+                record,
+                _arena: PhantomData,
+            }))
         } else {
             Probe::Unsure
         }
@@ -654,11 +687,25 @@ impl Arena {
         self.bytes(loc) == s
     }
 
-    /// The address of the record at `loc`, for a prefetch: reads no
-    /// string memory.
+    /// The address of the record at `loc` (its first byte, the id): for
+    /// a prefetch, for the shared table's index and hints, for `set_id`.
+    /// Reads no string memory.
     #[inline]
     pub(crate) fn record_addr(&self, loc: Loc) -> *const u8 {
         self.after_tag(loc).wrapping_sub(SHORT_PREFIX)
+    }
+
+    /// The record at `loc`, a location `push` returned since the last
+    /// `clear` (or 0), as a lookup's result.
+    #[inline]
+    pub(crate) fn found(&self, loc: Loc) -> Found<'_> {
+        let p = self.record_addr(loc).cast_mut();
+        Found {
+            // Record addresses are inside blocks, or the static empty
+            // record: never null (checked: `found` is off the hot path).
+            record: NonNull::new(p).expect("a record address is never null"),
+            _arena: PhantomData,
+        }
     }
 
     /// Rewrites the id of the record at `loc` (see [`Arena::after_tag`]),
@@ -673,15 +720,6 @@ impl Arena {
         // holding `&self`; readers without a borrow (the shared table's
         // resolve) only read records published after this write.
         unsafe { p.cast::<[u8; ID_BYTES]>().write_unaligned(id.to_le_bytes()) }
-    }
-
-    /// The id stored in the record at `loc` (see [`Arena::after_tag`]).
-    #[inline(always)]
-    pub(crate) fn id(&self, loc: Loc) -> u32 {
-        // SAFETY: `after_tag - SHORT_PREFIX` is the start of a record
-        // `push` wrote (or the static empty record): its first `ID_BYTES`
-        // are initialised.
-        unsafe { read_id(self.record_addr(loc)) }
     }
 
     /// The string of the record at `p`, an address [`Arena::record_addr`]

@@ -9,7 +9,7 @@ use hashbrown::{DefaultHashBuilder, HashTable};
 use crate::arena::{
     Arena, FIRST_CHUNK_CAPACITY, MALLOC_HEADER_SIZE, MAX_CHUNK_CAPACITY, PAGE_SIZE,
 };
-use crate::arena::{LONG_LEN, Loc, Probe};
+use crate::arena::{Found, LONG_LEN, Loc, Probe};
 use crate::error::{Error, ErrorKind};
 use crate::id::StringId;
 use crate::iter::Iter;
@@ -61,40 +61,67 @@ pub(crate) fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, loc: Loc) -> u64
 }
 
 /// The id of `s` (not `""`) in `table`, a hash table of the locations of
-/// records in `arena`, whose hash is `hash`: the lookup of both
-/// [`StringTable`] and the shards of
-/// [`SharedStringTable`](crate::SharedStringTable).
-///
-/// Strings under [`LONG_LEN`] bytes (all but a few in a profile) take
-/// [`Arena::probe_short`]'s path: candidates filtered by their length
-/// byte, one full comparison.
+/// records in `arena`, whose hash is `hash`: the lookup of
+/// [`StringTable`]. Strings under [`LONG_LEN`] bytes (all but a few in a
+/// profile) take [`Arena::probe_short`]'s path: candidates filtered by
+/// their length byte, one full comparison.
 #[inline(always)]
 pub(crate) fn find_slot(table: &HashTable<Loc>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
-    if s.len() >= LONG_LEN {
-        return find_full_slot(table, arena, hash, s);
-    }
-    find_short_slot(table, arena, hash, s)
+    find_slot_with(table, arena, hash, s, Found::id)
 }
 
-/// [`find_slot`] of a string known to be shorter than [`LONG_LEN`] bytes.
+/// [`find_slot`] giving `hit(record)` of the record found: the lookup of
+/// both [`StringTable`] (the id) and the shards of
+/// [`SharedStringTable`](crate::SharedStringTable) (the id and the
+/// record's address, for the hint cache). Each caller's `hit` is inlined
+/// into its own copy, so the table's copy reads the id inside the probe.
 #[inline(always)]
-fn find_short_slot(table: &HashTable<Loc>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
+pub(crate) fn find_slot_with<'a, R>(
+    table: &HashTable<Loc>,
+    arena: &'a Arena,
+    hash: u64,
+    s: &str,
+    hit: fn(Found<'a>) -> R,
+) -> Option<R> {
+    if s.len() >= LONG_LEN {
+        return find_full_slot(table, arena, hash, s, hit);
+    }
+    find_short_slot(table, arena, hash, s, hit)
+}
+
+/// [`find_slot_with`] of a string known to be shorter than [`LONG_LEN`]
+/// bytes.
+#[inline(always)]
+fn find_short_slot<'a, R>(
+    table: &HashTable<Loc>,
+    arena: &'a Arena,
+    hash: u64,
+    s: &str,
+    hit: fn(Found<'a>) -> R,
+) -> Option<R> {
     debug_assert!(s.len() < LONG_LEN);
-    match arena.probe_short(table, hash, s.as_bytes(), |&loc| loc) {
-        Probe::Hit(id) => Some(id),
+    match arena.probe_short(table, hash, s.as_bytes(), |&loc| loc, hit) {
+        Probe::Hit(r) => Some(r),
         Probe::Miss => None,
-        Probe::Unsure => find_full_slot(table, arena, hash, s),
+        Probe::Unsure => find_full_slot(table, arena, hash, s, hit),
     }
 }
 
-/// [`find_slot`] comparing every candidate in full: for long strings, and
-/// when the first candidate with the right length byte is another string.
+/// [`find_slot_with`] comparing every candidate in full: for long
+/// strings, and when the first candidate with the right length byte is
+/// another string.
 #[cold]
 #[inline(never)]
-fn find_full_slot(table: &HashTable<Loc>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
+fn find_full_slot<'a, R>(
+    table: &HashTable<Loc>,
+    arena: &'a Arena,
+    hash: u64,
+    s: &str,
+    hit: fn(Found<'a>) -> R,
+) -> Option<R> {
     table
         .find(hash, |&loc| arena.holds(loc, s.as_bytes()))
-        .map(|&loc| arena.id(loc))
+        .map(|&loc| hit(arena.found(loc)))
 }
 
 /// Whether `s` is neither `""` nor long (under [`LONG_LEN`] bytes): one
@@ -588,12 +615,12 @@ impl<S: BuildHasher> StringTable<S> {
     /// [`LONG_LEN`] bytes.
     #[inline(always)]
     fn find_short(&self, hash: u64, s: &str) -> Option<StringId> {
-        find_short_slot(&self.table, &self.store.arena, hash, s).map(StringId::from_u32)
+        find_short_slot(&self.table, &self.store.arena, hash, s, Found::id).map(StringId::from_u32)
     }
 
     /// [`find`](Self::find) comparing every candidate in full.
     fn find_full(&self, hash: u64, s: &str) -> Option<StringId> {
-        find_full_slot(&self.table, &self.store.arena, hash, s).map(StringId::from_u32)
+        find_full_slot(&self.table, &self.store.arena, hash, s, Found::id).map(StringId::from_u32)
     }
 
     /// Stores a string known to be absent.

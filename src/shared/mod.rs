@@ -542,14 +542,16 @@ impl<S: BuildHasher> SharedStringTable<S> {
             return Ok(id);
         }
         let mut shard = lock(&self.shards[bits & self.shard_mask].0);
-        if let Some(id) = shard.find(hash, s) {
+        if let Some(found) = shard.find(hash, s) {
+            let (id, record) = (found.id(), found.addr());
             drop(shard);
-            self.remember(hash, bits, id);
+            // Every record in a shard's hash table is published.
+            self.hints.put(hash, bits, record);
             return Ok(StringId::from_u32(id));
         }
-        let id = self.insert_new(&mut shard, hash, s)?;
+        let (id, record) = self.insert_new(&mut shard, hash, s)?;
         drop(shard);
-        self.remember(hash, bits, id.to_u32());
+        self.hints.put(hash, bits, record);
         if let Some(k) = self.hints.wants_level(self.len()) {
             self.grow_hints(k);
         }
@@ -566,15 +568,6 @@ impl<S: BuildHasher> SharedStringTable<S> {
         // table and never change once published; its `Acquire` load saw
         // the `Release` store made after the publication.
         unsafe { Arena::record_id_if(record, s.as_bytes()) }.map(StringId::from_u32)
-    }
-
-    /// Puts published id `id` (of a string with these hashes) into the
-    /// hint cache.
-    #[inline]
-    fn remember(&self, hash: u64, bits: usize, id: u32) {
-        if let Some(record) = self.index.get(id as usize) {
-            self.hints.put(hash, bits, record);
-        }
     }
 
     /// The id of `s` if the table holds it. Never inserts.
@@ -598,12 +591,18 @@ impl<S: BuildHasher> SharedStringTable<S> {
             return Some(id);
         }
         let shard = lock(&self.shards[bits & self.shard_mask].0);
-        shard.find(hash, s).map(StringId::from_u32)
+        shard.find(hash, s).map(|f| StringId::from_u32(f.id()))
     }
 
-    /// Stores `s`, absent from `shard`, whose lock the caller holds.
+    /// Stores `s`, absent from `shard`, whose lock the caller holds;
+    /// returns its id and its published record's address.
     #[inline(never)]
-    fn insert_new(&self, shard: &mut Shard, hash: u64, s: &str) -> Result<StringId, Error> {
+    fn insert_new(
+        &self,
+        shard: &mut Shard,
+        hash: u64,
+        s: &str,
+    ) -> Result<(StringId, *const u8), Error> {
         self.index
             .reserve(self.limits.get_max_strings(), |k| self.install_segment(k))?;
         let loc = match self.prepare(shard, s) {
@@ -619,9 +618,10 @@ impl<S: BuildHasher> SharedStringTable<S> {
         // The record was written before its id was known; no reader sees
         // it before `publish`.
         arena.set_id(loc, id);
-        self.index.publish(id, arena.record_addr(loc));
+        let record = arena.record_addr(loc);
+        self.index.publish(id, record);
         table.insert_unique(hash, loc, |&loc| rehash(&self.hasher, arena, loc));
-        Ok(StringId::from_u32(id))
+        Ok((StringId::from_u32(id), record))
     }
 
     /// Makes room in `shard`'s hash table and copies `s` into its arena;

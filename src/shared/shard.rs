@@ -6,9 +6,9 @@ use core::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-use crate::arena::{Arena, Loc};
+use crate::arena::{Arena, Found, Loc};
 use crate::error::Error;
-use crate::table::{find_slot, hash_str};
+use crate::table::{find_slot_with, hash_str};
 
 /// The hashes of a string: the 64-bit hash handed to the shard's hash
 /// table (the same as [`StringTable`](crate::StringTable)'s), and the bits
@@ -60,8 +60,8 @@ impl Shard {
     /// The id of `s` (not `""`) if this shard holds it: the same lookup
     /// as [`StringTable`](crate::StringTable)'s.
     #[inline]
-    pub(crate) fn find(&self, hash: u64, s: &str) -> Option<u32> {
-        find_slot(&self.table, &self.arena, hash, s)
+    pub(crate) fn find(&self, hash: u64, s: &str) -> Option<Found<'_>> {
+        find_slot_with(&self.table, &self.arena, hash, s, |found| found)
     }
 
     /// Heap bytes: the arena and the hash table.
