@@ -46,34 +46,37 @@ const fn level_len(k: usize) -> usize {
     1 << (FIRST_BITS + 2 * k as u32)
 }
 
+/// Slots before a level's entries: the level's set mask (as an address),
+/// then padding, so that each set's two entries stay a 16-byte-aligned
+/// pair (one cache line).
+const HEADER: usize = 2;
+
 /// Heap bytes of level `k`.
 pub(crate) const fn level_bytes(k: usize) -> usize {
-    level_len(k) * size_of::<Entry>()
+    (HEADER + level_len(k)) * size_of::<Entry>()
 }
+
+/// The level in use before the first is installed: a set mask of 0 and
+/// one empty set, so a lookup needs no null test. Never written: `put`
+/// skips it.
+static NO_LEVEL: [Entry; HEADER + 2] = [const { Entry::new(core::ptr::null_mut()) }; HEADER + 2];
 
 /// The hint cache; see the module docs.
 pub(crate) struct Hints {
-    /// The levels' first entries (leaked `Box<[Entry]>`s), or null.
+    /// The levels' allocations (leaked `Box<[Entry]>`s of `HEADER +
+    /// level_len(k)` slots), or null.
     levels: [AtomicPtr<Entry>; LEVELS],
-    /// The level in use: its first entry with the level number in the low
-    /// bits (entries are 8-byte aligned), or null before the first level.
-    /// One load gives a reader both.
+    /// The level in use: one of `levels`, or [`NO_LEVEL`]. Its first slot
+    /// holds its set mask, written before the level is published here.
     current: AtomicPtr<Entry>,
 }
 
 impl core::fmt::Debug for Hints {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Hints")
-            .field("level", &self.current_level())
+            .field("entries", &self.current_len())
             .finish()
     }
-}
-
-/// The first entry of a hash's set (two entries) in a level of `len`
-/// entries: from the shard bits (`hash >> 40`), above their low byte.
-#[inline]
-fn set_of(bits: usize, len: usize) -> usize {
-    (bits >> 7) & (len - 2)
 }
 
 /// An entry: a tagged record address (see the module docs).
@@ -84,9 +87,6 @@ type Entry = AtomicPtr<u8>;
 const ADDR_BITS: u32 = usize::BITS - 16;
 /// The address part of an entry.
 const ADDR_MASK: usize = (1 << ADDR_BITS) - 1;
-/// The level-number bits of [`Hints::current`].
-const LEVEL_MASK: usize = align_of::<Entry>() - 1;
-const _: () = assert!(LEVELS <= LEVEL_MASK + 1);
 
 /// The tag of a hash: its low 16 bits with the lowest set, so that no
 /// tag is 0 and an empty (null) entry matches none.
@@ -96,38 +96,63 @@ fn tag_of(hash: u64) -> usize {
     usize::from(hash as u16) | 1
 }
 
+/// The level in use, read once: its set mask and a hash's set.
+#[derive(Clone, Copy)]
+struct Level<'a> {
+    /// The level's first slot (its header).
+    base: *const Entry,
+    /// Entries minus 2 (0 for [`NO_LEVEL`]): a set's first entry is
+    /// `bits & mask`, always even.
+    mask: usize,
+    _hints: core::marker::PhantomData<&'a Hints>,
+}
+
+impl<'a> Level<'a> {
+    /// The two entries of the set of a string whose shard bits are
+    /// `bits` (`hash >> 40`): chosen by the bits above their low byte.
+    #[inline(always)]
+    fn set(self, bits: usize) -> &'a [Entry; 2] {
+        let i = (bits >> 7) & self.mask;
+        // SAFETY: `base` is a level of `HEADER + mask + 2` slots (see
+        // `Hints::level`), and `i <= mask`, so slots `HEADER + i` and
+        // `HEADER + i + 1` are inside it; they live as long as `Hints`
+        // (levels are freed only by its `drop`, `NO_LEVEL` never).
+        unsafe { &*self.base.add(HEADER + i).cast::<[Entry; 2]>() }
+    }
+}
+
 impl Hints {
     pub(crate) fn new() -> Hints {
         Hints {
             levels: core::array::from_fn(|_| AtomicPtr::new(core::ptr::null_mut())),
-            current: AtomicPtr::new(core::ptr::null_mut()),
+            current: AtomicPtr::new(NO_LEVEL.as_ptr().cast_mut()),
         }
     }
 
-    /// The number of the level in use plus one (0: none yet).
-    fn current_level(&self) -> usize {
-        let p = self.current.load(Ordering::Relaxed);
-        if p.is_null() {
-            0
-        } else {
-            (p.addr() & LEVEL_MASK) + 1
+    /// The level in use.
+    #[inline(always)]
+    fn level(&self) -> Level<'_> {
+        let base = self.current.load(Ordering::Acquire).cast_const();
+        // SAFETY: `current` is `NO_LEVEL` or was set (with `Release`, which
+        // this `Acquire` load pairs with) after `install` wrote the
+        // level's header: a leaked allocation of `HEADER + level_len(k)`
+        // slots whose first holds `level_len(k) - 2`, freed only by
+        // `drop`; `NO_LEVEL`'s first holds 0 and it has `HEADER + 2`
+        // slots.
+        let mask = unsafe { (*base).load(Ordering::Relaxed) }.addr();
+        Level {
+            base,
+            mask,
+            _hints: core::marker::PhantomData,
         }
     }
 
-    /// The entries of the level in use.
-    #[inline]
-    fn level(&self) -> Option<&[Entry]> {
-        let current = self.current.load(Ordering::Acquire);
-        if current.is_null() {
-            return None;
+    /// Entries of the level in use (0 before the first).
+    fn current_len(&self) -> usize {
+        match self.level().mask {
+            0 => 0,
+            mask => mask + 2,
         }
-        let k = current.addr() & LEVEL_MASK;
-        let first = current.map_addr(|a| a & !LEVEL_MASK);
-        // SAFETY: `current` is set (with `Release`) only after level `k`
-        // was installed: a leaked `Box<[Entry]>` of `level_len(k)`
-        // entries starting at `first` (tagged with `k`), freed only by
-        // `drop`.
-        Some(unsafe { core::slice::from_raw_parts(first, level_len(k)) })
     }
 
     /// The record address the cache holds for a string with these hashes,
@@ -141,20 +166,19 @@ impl Hints {
     /// a hit in the first way writes nothing.
     #[inline]
     pub(crate) fn get(&self, hash: u64, bits: usize) -> Option<*const u8> {
-        let level = self.level()?;
-        let i = set_of(bits, level.len());
+        let set = self.level().set(bits);
         let want = tag_of(hash);
-        let first = level[i].load(Ordering::Acquire);
+        let first = set[0].load(Ordering::Acquire);
         if first.addr() >> ADDR_BITS == want {
             return Some(first.map_addr(|a| a & ADDR_MASK).cast_const());
         }
-        let second = level[i + 1].load(Ordering::Acquire);
+        let second = set[1].load(Ordering::Acquire);
         if second.addr() >> ADDR_BITS == want {
             // Another thread may change the set meanwhile: at worst an
             // entry is lost or doubled, which only costs a later lookup
             // its shortcut.
-            level[i].store(second, Ordering::Release);
-            level[i + 1].store(first, Ordering::Release);
+            set[0].store(second, Ordering::Release);
+            set[1].store(first, Ordering::Release);
             return Some(second.map_addr(|a| a & ADDR_MASK).cast_const());
         }
         None
@@ -169,21 +193,17 @@ impl Hints {
     /// targets) is not cached.
     #[inline]
     pub(crate) fn put(&self, hash: u64, bits: usize, record: *const u8) {
-        if record.addr() >> ADDR_BITS != 0 {
+        let level = self.level();
+        if record.addr() >> ADDR_BITS != 0 || level.mask == 0 {
+            // Not cacheable, or no level yet (`NO_LEVEL` is never written).
             return;
         }
-        if let Some(level) = self.level() {
-            let i = set_of(bits, level.len());
-            let e = record
-                .cast_mut()
-                .map_addr(|a| a | (tag_of(hash) << ADDR_BITS));
-            let way = if level[i].load(Ordering::Relaxed).is_null() {
-                i
-            } else {
-                i + 1
-            };
-            level[way].store(e, Ordering::Release);
-        }
+        let set = level.set(bits);
+        let e = record
+            .cast_mut()
+            .map_addr(|a| a | (tag_of(hash) << ADDR_BITS));
+        let way = usize::from(!set[0].load(Ordering::Relaxed).is_null());
+        set[way].store(e, Ordering::Release);
     }
 
     /// The level a table of `len` strings should use, if it is not the
@@ -194,23 +214,23 @@ impl Hints {
         while k + 1 < LEVELS && len > 2 * level_len(k) {
             k += 1;
         }
-        (self.current_level() < k + 1).then_some(k)
+        (self.current_len() < level_len(k)).then_some(k)
     }
 
     /// Installs level `k` and switches to it. The caller serialises calls
     /// (the growth lock) and has charged [`level_bytes`].
     pub(crate) fn install(&self, k: usize) -> Result<(), Error> {
         let len = level_len(k);
-        let mut entries = Vec::new();
-        entries
-            .try_reserve_exact(len)
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(HEADER + len)
             .map_err(|_| Error::new(crate::error::ErrorKind::AllocFailed, level_bytes(k)))?;
-        entries.extend((0..len).map(|_| Entry::new(core::ptr::null_mut())));
-        let first = Box::into_raw(entries.into_boxed_slice()).cast::<Entry>();
+        // The header: the set mask, then padding.
+        slots.push(Entry::new(core::ptr::without_provenance_mut(len - 2)));
+        slots.extend((1..HEADER + len).map(|_| Entry::new(core::ptr::null_mut())));
+        let first = Box::into_raw(slots.into_boxed_slice()).cast::<Entry>();
         self.levels[k].store(first, Ordering::Release);
-        debug_assert_eq!(first.addr() & LEVEL_MASK, 0);
-        self.current
-            .store(first.map_addr(|a| a | k), Ordering::Release);
+        self.current.store(first, Ordering::Release);
         Ok(())
     }
 
@@ -229,10 +249,10 @@ impl Drop for Hints {
         for (k, level) in self.levels.iter_mut().enumerate() {
             let first = *level.get_mut();
             if !first.is_null() {
-                let slice = core::ptr::slice_from_raw_parts_mut(first, level_len(k));
+                let slice = core::ptr::slice_from_raw_parts_mut(first, HEADER + level_len(k));
                 // SAFETY: `first` came from `Box::into_raw` of a boxed
-                // slice of exactly `level_len(k)` entries (`install`), and
-                // is freed only here, once.
+                // slice of exactly `HEADER + level_len(k)` slots
+                // (`install`), and is freed only here, once.
                 drop(unsafe { Box::from_raw(slice) });
             }
         }
