@@ -552,7 +552,12 @@ impl<S: BuildHasher> SharedStringTable<S> {
         let (id, record) = self.insert_new(&mut shard, hash, s)?;
         drop(shard);
         self.hints.put(hash, bits, record);
-        if let Some(k) = self.hints.wants_level(self.len()) {
+        // Levels are switched to past powers of two of strings: only the
+        // thread given such an id checks (a level the limits refused is
+        // asked for again at the next one).
+        if id.to_u32().is_power_of_two()
+            && let Some(k) = self.hints.wants_level(self.len())
+        {
             self.grow_hints(k);
         }
         Ok(id)
