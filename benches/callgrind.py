@@ -48,11 +48,16 @@ WORKLOADS = [
     "stream", "fill", "fill-hint", "get-hit", "get-miss", "resolve", "iterate",
     "wordpress", "wordpress-reintern", "replay-wordpress", "replay-sim",
 ]
+# One thread of the concurrent benchmark: StringTable against the
+# concurrent tables used alone (issue 10: one thread using
+# SharedStringTable alone), with their own implementations.
+THREAD = ["thread-stream"]
+THREAD_IMPLS = ["strtab", "strtab-shared", "lasso-threaded", "blazinterner"]
 # strtab only: intern_batch per sample and its plain-loop baseline.
 BATCH = ["replay-wordpress-batch", "replay-wordpress-loop", "replay-sim-batch", "replay-sim-loop"]
 # No table: the implementation argument is ignored, run once.
 FLOOR = ["hash_only"]
-ALL = WORKLOADS + BATCH + FLOOR
+ALL = WORKLOADS + THREAD + BATCH + FLOOR
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -114,7 +119,7 @@ def main():
         if w not in ALL:
             ap.error(f"unknown workload {w}")
     for i in impls:
-        if i not in IMPLS:
+        if i not in IMPLS + THREAD_IMPLS:
             ap.error(f"unknown implementation {i}")
 
     binary = args.binary or build()
@@ -122,7 +127,9 @@ def main():
     runs = []
     for w in workloads:
         if w in WORKLOADS:
-            runs += [(w, i) for i in impls]
+            runs += [(w, i) for i in impls if i in IMPLS]
+        elif w in THREAD:
+            runs += [(w, i) for i in THREAD_IMPLS]
         elif "strtab" in impls or w in FLOOR:
             runs.append((w, "strtab"))
 
@@ -146,6 +153,7 @@ def main():
           f"{datetime.date.today().isoformat()}, {len(runs)} runs in {elapsed / 60:.1f} min.\n")
 
     rows = [w for w in workloads if w in WORKLOADS]
+    impls = [i for i in impls if i in IMPLS]
     if rows:
         # The issue's peers; the IndexSet and naive HashMap tables are
         # baselines, shown but not competed against.
@@ -160,6 +168,16 @@ def main():
             if len(head) > len(impls):
                 ratio = results[(w, "strtab")] / results[(w, best)]
                 cells += [best, f"{ratio:.2f}"]
+            print(f"| {w} | " + " | ".join(cells) + " |")
+        print()
+
+    if any((w, i) in results for w in THREAD for i in THREAD_IMPLS):
+        print("| workload | " + " | ".join(THREAD_IMPLS) + " |")
+        print("|---|" + "---:|" * len(THREAD_IMPLS))
+        for w in THREAD:
+            base = results[(w, "strtab")]
+            cells = [fmt(results[(w, i)]) + ("" if i == "strtab" else f" ({results[(w, i)] / base:.2f}x)")
+                     for i in THREAD_IMPLS]
             print(f"| {w} | " + " | ".join(cells) + " |")
         print()
 

@@ -36,6 +36,11 @@
 //! - `replay-wordpress`, `replay-sim`: a profile build's intern calls
 //!   (`setup::ReplayProfile::replay`) one by one into a fresh table (an
 //!   intern call);
+//! - `thread-stream`: one thread's stream of the concurrent benchmark
+//!   (`setup::thread_streams`: 1M skewed interns, 10% misses, over the
+//!   100k strings) into a fresh table (an intern); also for the
+//!   concurrent tables used from one thread, `strtab-shared`
+//!   (`SharedStringTable`) and `lasso-threaded` (`ThreadedRodeo`);
 //! - `replay-wordpress-batch`, `replay-sim-batch`: the same with one
 //!   `intern_batch` per sample, and `replay-wordpress-loop`,
 //!   `replay-sim-loop`: the plain loop writing the same ids into the same
@@ -159,6 +164,12 @@ fn run<T: Interner>(workload: &str) -> usize {
             }
             stream.len()
         }
+        "thread-stream" => {
+            let strings = unique();
+            let streams = setup::thread_streams(&strings, 1, setup::THREAD_STREAM_LEN);
+            drop(black_box(workload_fresh::<T>(&streams[0])));
+            streams[0].len()
+        }
         "fill" | "fill-hint" => {
             let strings = unique();
             let uniq = as_strs(&strings);
@@ -274,7 +285,7 @@ fn main() {
             pick($name, &|| run::<$t>(workload))
         };
     }
-    use setup::{Blaz, IdxSet, Lasso, Naive, SiBuffer, SiString, Strtab};
+    use setup::{Blaz, IdxSet, Lasso, LassoThreaded, Naive, Shared, SiBuffer, SiString, Strtab};
     one!(Strtab<Fold>, "strtab");
     one!(Lasso<Fold>, "lasso");
     one!(SiString<Fold>, "si-string");
@@ -282,6 +293,8 @@ fn main() {
     one!(Blaz<Fold>, "blazinterner");
     one!(IdxSet<Fold>, "indexset");
     one!(Naive<Fold>, "naive-hashmap");
+    one!(Shared<Fold>, "strtab-shared");
+    one!(LassoThreaded<Fold>, "lasso-threaded");
     let ops = ops.unwrap_or_else(|| panic!("unknown implementation {imp}"));
     eprintln!("ops={ops}");
 }

@@ -755,6 +755,79 @@ impl<H: BuildHasher + Clone + Default> Interner for Lasso<H> {
     }
 }
 
+/// `strtab::SharedStringTable` with hasher `H`, used from one thread
+/// (`intern(&self)`): for the concurrent table's instruction counts.
+pub struct Shared<H>(pub strtab::SharedStringTable<H>);
+
+impl<H: BuildHasher + Default> Interner for Shared<H> {
+    fn new() -> Self {
+        Shared(
+            strtab::SharedStringTable::builder()
+                .hasher(H::default())
+                .build(),
+        )
+    }
+    fn with_capacity(_strings: usize, _bytes: usize) -> Self {
+        Self::new()
+    }
+    #[inline(always)]
+    fn intern(&mut self, s: &str) -> u32 {
+        self.0.intern(s).to_u32()
+    }
+    #[inline(always)]
+    fn get(&mut self, s: &str) -> Option<u32> {
+        self.0.get(s).map(strtab::StringId::to_u32)
+    }
+    #[inline(always)]
+    fn resolve(&self, id: u32) -> &str {
+        &self.0[strtab::StringId::from_u32(id)]
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn for_each_str(&self, mut f: impl FnMut(&str)) {
+        for id in 0..self.0.len() {
+            f(&self.0[strtab::StringId::from_u32(id as u32)]);
+        }
+    }
+}
+
+/// `lasso::ThreadedRodeo` with `Spur` keys and hasher `H`, used from one
+/// thread; `""` interned first.
+pub struct LassoThreaded<H>(pub lasso::ThreadedRodeo<lasso::Spur, H>);
+
+impl<H: BuildHasher + Clone + Default> Interner for LassoThreaded<H> {
+    fn new() -> Self {
+        let r = lasso::ThreadedRodeo::with_hasher(H::default());
+        r.get_or_intern("");
+        LassoThreaded(r)
+    }
+    fn with_capacity(_strings: usize, _bytes: usize) -> Self {
+        Self::new()
+    }
+    #[inline(always)]
+    fn intern(&mut self, s: &str) -> u32 {
+        lasso::Key::into_usize(self.0.get_or_intern(s)) as u32
+    }
+    #[inline(always)]
+    fn get(&mut self, s: &str) -> Option<u32> {
+        self.0.get(s).map(|k| lasso::Key::into_usize(k) as u32)
+    }
+    #[inline(always)]
+    fn resolve(&self, id: u32) -> &str {
+        self.0
+            .resolve(&<lasso::Spur as lasso::Key>::try_from_usize(id as usize).unwrap())
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn for_each_str(&self, mut f: impl FnMut(&str)) {
+        for id in 0..self.0.len() {
+            f(self.resolve(id as u32));
+        }
+    }
+}
+
 /// `string_interner::StringInterner` with backend `B` (`SymbolU32`) and
 /// hasher `H`; `""` interned first.
 pub struct Si<B: string_interner::backend::Backend, H>(pub string_interner::StringInterner<B, H>);

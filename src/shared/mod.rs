@@ -500,7 +500,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// let a = table.intern("alloc::vec::Vec<T>::push");
     /// assert_eq!(table.intern("alloc::vec::Vec<T>::push"), a);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn intern(&self, s: &str) -> StringId {
         match self.try_intern(s) {
             Ok(id) => id,
@@ -532,7 +532,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// assert_eq!(&table[a], "a");
     /// # Ok::<(), strtab::Error>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn try_intern(&self, s: &str) -> Result<StringId, Error> {
         if s.is_empty() {
             return Ok(StringId::EMPTY);
@@ -541,6 +541,15 @@ impl<S: BuildHasher> SharedStringTable<S> {
         if let Some(id) = self.hinted(hash, bits, s) {
             return Ok(id);
         }
+        self.intern_locked(hash, bits, s)
+    }
+
+    /// [`try_intern`](Self::try_intern) of a string the hint cache did not
+    /// answer: the shard's hash table, under its lock, and the insertion.
+    /// Out of line, so that the hinted hit inlined into callers stays
+    /// small.
+    #[inline(never)]
+    fn intern_locked(&self, hash: u64, bits: usize, s: &str) -> Result<StringId, Error> {
         let mut shard = lock(&self.shards[bits & self.shard_mask].0);
         if let Some(found) = shard.find(hash, s) {
             let (id, record) = (found.id(), found.addr());
@@ -565,7 +574,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
 
     /// The id of `s` from the hint cache, checked against the bytes of the
     /// record it points to: no lock, no write.
-    #[inline]
+    #[inline(always)]
     fn hinted(&self, hash: u64, bits: usize, s: &str) -> Option<StringId> {
         let record = self.hints.get(hash, bits)?;
         // SAFETY: the hint cache holds only addresses of records published
