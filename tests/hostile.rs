@@ -13,41 +13,9 @@ use std::rc::Rc;
 
 use strtab::{ErrorKind, Limits, StringId, StringTable};
 
-/// Whether the suite runs under `.ci/valgrind.sh`.
-fn under_valgrind() -> bool {
-    std::env::var_os("STRTAB_VALGRIND").is_some()
-}
+mod common;
 
-/// `native` normally, `small` under valgrind, `tiny` under Miri.
-fn scaled(native: usize, small: usize, tiny: usize) -> usize {
-    if cfg!(miri) {
-        tiny
-    } else if under_valgrind() {
-        small
-    } else {
-        native
-    }
-}
-
-fn id(i: usize) -> StringId {
-    StringId::from_u32(u32::try_from(i).unwrap())
-}
-
-/// A small deterministic generator (xorshift64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use common::{Rng, id, scaled, under_valgrind};
 
 /// Checks every id and string of `table` against `strings` (id order).
 fn check_all<S: BuildHasher>(table: &StringTable<S>, strings: &[String]) {

@@ -13,27 +13,14 @@ use std::hash::BuildHasherDefault;
 
 use strtab::{ErrorKind, FIRST_CHUNK_CAPACITY, Limits, MAX_CHUNK_CAPACITY, StringId, StringTable};
 
+mod common;
+
+use common::Rng;
+
 /// Sequences per table configuration (far fewer under Miri).
 const SEQUENCES: u64 = if cfg!(miri) { 2 } else { 40 };
 /// Operations per sequence.
 const STEPS: usize = if cfg!(miri) { 60 } else { 1000 };
-
-/// A small deterministic PRNG (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// The reference model.
 #[derive(Default)]

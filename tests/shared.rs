@@ -27,27 +27,14 @@ use strtab::{
     StringTable,
 };
 
+mod common;
+
+use common::Rng;
+
 /// Writer threads.
 const WRITERS: usize = if cfg!(miri) { 2 } else { 4 };
 /// Interns per writer.
 const INTERNS: usize = if cfg!(miri) { 40 } else { 20_000 };
-
-/// A small deterministic PRNG (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// The strings every writer draws from: profiler-like names, labels, odd
 /// bytes, and lengths around the arena's boundaries (the 1-byte/2-byte

@@ -9,37 +9,9 @@ use std::collections::HashMap;
 
 use strtab::{ErrorKind, Limits, MAX_CHUNK_CAPACITY, StringId, StringTable};
 
-/// `native` normally, `small` under valgrind, `tiny` under Miri.
-fn scaled(native: usize, small: usize, tiny: usize) -> usize {
-    if cfg!(miri) {
-        tiny
-    } else if std::env::var_os("STRTAB_VALGRIND").is_some() {
-        small
-    } else {
-        native
-    }
-}
+mod common;
 
-fn id(i: usize) -> StringId {
-    StringId::from_u32(u32::try_from(i).unwrap())
-}
-
-/// A small deterministic generator (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use common::{Rng, id, scaled};
 
 /// The strings of a table in id order, checked against it.
 #[derive(Default)]
