@@ -45,6 +45,7 @@ use std::hint::black_box;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
+use burst::rss;
 use setup::Interner;
 
 struct Counting;
@@ -112,20 +113,6 @@ fn trim() {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn trim() {}
-
-/// Resident set size in bytes (VmRSS), 0 where /proc is missing.
-fn rss() -> usize {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .and_then(|kb| kb.parse::<usize>().ok())
-            })
-        })
-        .map_or(0, |kb| kb * 1024)
-}
 
 const IMPLS: &[&str] = &[
     "strtab",
