@@ -102,14 +102,16 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// - **A lock-free hit path.** A lock, even one no other thread holds, is a
 ///   write to its cache line, and with several threads interning the same
 ///   hot strings that line moves between cores on most hits, whatever the
-///   shard count. So a hit first reads a hint: a two-way, direct-mapped
+///   shard count. So a hit first reads a hint: a two-way set-associative
 ///   cache from the hash to the string's record (a tagged 8-byte address,
 ///   growing with the table to 64Ki entries); the record holds the bytes,
 ///   compared with the string, and the id, so a hit reads the entry and
-///   the record and nothing else. A hint that is missing or stale only sends the lookup on to
-///   the shard's hash table, which stays the authority; the lookups there
-///   refresh the hints. A hit on a hinted string takes no lock and writes
-///   nothing.
+///   the record and nothing else, as many dependent loads as a
+///   `StringTable` hit. A hint that is missing or stale only sends the
+///   lookup on to the shard's hash table, which stays the authority; the
+///   lookups there refresh the hints. A hit on a hinted string takes no
+///   lock and (in the set's first way) writes nothing. The hinted hit is
+///   inlined into the caller; the locked path is out of line.
 /// - **A lock-free id index.** Ids come from one global counter, and the
 ///   id-to-record index is a list of segments of doubling size, allocated
 ///   on demand and never moved, whose entries hold the address of each
@@ -135,15 +137,22 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// On the concurrent benchmark (`benches/concurrent.rs`: each thread its
 /// own skewed profiler stream of 1M interns, 10% misses, over the same
 /// 100k strings), on a 2-vCPU machine shared with other work, so noisy
-/// (ranges over several runs; `benches/README.md` has one side-by-side
-/// run); throughput relative to one thread doing all the interns with
-/// `StringTable`, CPU time of the slowest thread:
+/// (ranges over several runs; `benches/README.md` has the side-by-side
+/// runs); throughput relative to one thread doing all the interns with
+/// `StringTable`:
 ///
 /// | variant | 1 thread | 2 threads |
 /// |---|---:|---:|
 /// | a shard `Mutex` on every lookup (first version) | 0.5x-0.8x | 1.1x-1.7x |
-/// | the hint cache (this type) | 0.72x-0.82x | 1.32x-1.72x |
-/// | lasso `ThreadedRodeo`, for comparison | 0.58x-0.78x | 0.89x-1.42x |
+/// | the hint cache, first version | 0.68x-0.82x | 0.76x-1.72x |
+/// | the hint cache (this type: header-masked levels, promotion, the hinted hit inlined) | 0.73x-1.04x | 1.23x-1.89x |
+/// | lasso `ThreadedRodeo`, for comparison | 0.48x-0.78x | 0.87x-1.42x |
+///
+/// Instructions per intern on one thread (callgrind, `benches/callgrind.py
+/// -w thread-stream`): `StringTable` 164, this type 200, lasso
+/// `ThreadedRodeo` 256. The difference is mostly the fifth of the hits
+/// that the hint cache does not answer (64Ki entries for 100k strings),
+/// which take the shard lock.
 ///
 /// A `RwLock` would not help the first version: a read lock writes its
 /// line too. Memory per string with two threads
