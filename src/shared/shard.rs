@@ -57,8 +57,9 @@ impl Shard {
         })
     }
 
-    /// The id of `s` (not `""`) if this shard holds it: the same lookup
-    /// as [`StringTable`](crate::StringTable)'s.
+    /// The record of `s` (not `""`) if this shard holds it (its id and
+    /// its address, for the hint cache): the same lookup as
+    /// [`StringTable`](crate::StringTable)'s.
     #[inline]
     pub(crate) fn find(&self, hash: u64, s: &str) -> Option<Found<'_>> {
         find_slot_with(&self.table, &self.arena, hash, s, |found| found)
