@@ -37,7 +37,7 @@
 //! all reads and writes go through those pointers (no `&mut` to chunk
 //! memory is ever made, so no write invalidates a pointer read later, and
 //! the shared table's readers may keep record addresses while writers
-//! append). [`Arena::bytes`], [`Arena::holds`], [`Arena::probe_short`] and
+//! append). [`Arena::bytes`], [`holds_at`], [`Arena::probe_short`] and
 //! [`Found::id`] read back records that [`Arena::push`] wrote (strings of
 //! up to 64 bytes compared with SSE2 loads, [`eq_bytes`]), and
 //! [`Arena::str`] skips UTF-8 validation of bytes that `push` copied from
@@ -266,6 +266,33 @@ impl Found<'_> {
     #[inline(always)]
     pub(crate) fn addr(self) -> *const u8 {
         self.record.as_ptr()
+    }
+}
+
+/// Whether the record whose length byte (or escape) is just before `q`
+/// holds exactly `s`: the one comparison of a record with a string
+/// ([`Arena::holds`], [`Arena::record_id_if`]; [`Arena::probe_short`]
+/// splits it around hashbrown's probe loop). The record's form is chosen
+/// from `s.len()`, so the comparison never branches on the record's own
+/// length byte before comparing it.
+///
+/// # Safety
+///
+/// `q - 1` must be the length byte or escape of a complete record `push`
+/// wrote (or of the static empty record), readable through `q`.
+#[inline(always)]
+unsafe fn holds_at(q: *const u8, s: &[u8]) -> bool {
+    // SAFETY: the caller's guarantee. A length byte equal to `s.len()`
+    // (below `ESCAPE`) means a short record of exactly `s.len()`
+    // initialised bytes from `q`; an escape, a long record whose 4-byte
+    // length and bytes follow at `q`.
+    unsafe {
+        let b0 = *q.sub(1);
+        if s.len() < LONG_LEN {
+            usize::from(b0) == s.len() && eq_bytes(q, s)
+        } else {
+            b0 == ESCAPE && long_bytes(q) == s
+        }
     }
 }
 
@@ -601,23 +628,13 @@ impl Arena {
     }
 
     /// Whether the record at `loc` (see [`Arena::after_tag`]) holds exactly
-    /// `s`. The record's form is chosen from `s.len()`, so the comparison
-    /// never branches on the record's own length byte.
+    /// `s` (see [`holds_at`]).
     #[inline(always)]
     pub(crate) fn holds(&self, loc: Loc, s: &[u8]) -> bool {
-        if s.len() < LONG_LEN {
-            let q = self.after_tag(loc);
-            // SAFETY: `q - 1` is a record's length byte (see `bytes`),
-            // initialised. If that byte equals `s.len()`
-            // (below `ESCAPE`), the record is a short one of exactly
-            // `s.len()` bytes from `q`, all initialised and inside the
-            // block.
-            unsafe {
-                usize::from(*q.sub(1)) == s.len() && core::slice::from_raw_parts(q, s.len()) == s
-            }
-        } else {
-            self.holds_long(loc, s)
-        }
+        // SAFETY: `after_tag(loc)` is just past the length byte of a record
+        // `push` wrote (or of the static empty record), readable through it
+        // (see `bytes`).
+        unsafe { holds_at(self.after_tag(loc), s) }
     }
 
     /// Looks up a string of fewer than [`LONG_LEN`] bytes in `table`,
@@ -677,14 +694,6 @@ impl Arena {
         } else {
             Probe::Unsure
         }
-    }
-
-    /// [`holds`](Self::holds) for strings of [`LONG_LEN`] bytes or more,
-    /// out of the way of the short strings' path.
-    #[cold]
-    #[inline(never)]
-    fn holds_long(&self, loc: Loc, s: &[u8]) -> bool {
-        self.bytes(loc) == s
     }
 
     /// The address of the record at `loc` (its first byte, the id): for
@@ -765,18 +774,8 @@ impl Arena {
     pub(crate) unsafe fn record_id_if(p: *const u8, s: &[u8]) -> Option<u32> {
         // SAFETY: `p` is the start of a complete record (the caller's
         // contract): its id, then its length byte (or escape), then the
-        // string; a short record's length byte equal to `s.len()` means
-        // exactly `s.len()` initialised bytes follow it.
-        unsafe {
-            let q = p.add(SHORT_PREFIX);
-            let b0 = *q.sub(1);
-            let holds = if s.len() < LONG_LEN {
-                usize::from(b0) == s.len() && eq_bytes(q, s)
-            } else {
-                b0 == ESCAPE && long_bytes(q) == s
-            };
-            holds.then(|| read_id(p))
-        }
+        // string, so `p + SHORT_PREFIX` is just past the length byte.
+        unsafe { holds_at(p.add(SHORT_PREFIX), s).then(|| read_id(p)) }
     }
 
     /// The string whose record is at `loc`; see [`Arena::bytes`].
