@@ -269,6 +269,29 @@ impl Found<'_> {
     }
 }
 
+/// The string bytes of the record whose length byte (or escape) is just
+/// before `q`: the one decoding of a record's length ([`Arena::bytes`],
+/// [`Arena::record_str`]).
+///
+/// # Safety
+///
+/// `q - 1` must be the length byte or escape of a complete record `push`
+/// wrote (or of the static empty record), readable through `q` and
+/// unchanged for `'a`.
+#[inline(always)]
+unsafe fn bytes_at<'a>(q: *const u8) -> &'a [u8] {
+    // SAFETY: the caller's guarantee: a short record's length byte is
+    // followed by that many initialised bytes, a long record's escape by
+    // its 4-byte length and its bytes.
+    unsafe {
+        let b0 = *q.sub(1);
+        if b0 == ESCAPE {
+            return long_bytes(q);
+        }
+        core::slice::from_raw_parts(q, usize::from(b0))
+    }
+}
+
 /// Whether the record whose length byte (or escape) is just before `q`
 /// holds exactly `s`: the one comparison of a record with a string
 /// ([`Arena::holds`], [`Arena::record_id_if`]; [`Arena::probe_short`]
@@ -618,13 +641,7 @@ impl Arena {
         // initialised, inside the block, and readable through `q`, which
         // derives from the chunk's allocation (or points one past the
         // static record, for zero bytes).
-        unsafe {
-            let b0 = *q.sub(1);
-            if b0 == ESCAPE {
-                return long_bytes(q);
-            }
-            core::slice::from_raw_parts(q, usize::from(b0))
-        }
+        unsafe { bytes_at(q) }
     }
 
     /// Whether the record at `loc` (see [`Arena::after_tag`]) holds exactly
@@ -749,15 +766,7 @@ impl Arena {
         // contract), readable through `p`, which `record_addr` derived from
         // the block's allocation; its id comes first, then the short
         // length or the long form's escape.
-        let bytes = unsafe {
-            let q = p.add(SHORT_PREFIX);
-            let b0 = *q.sub(1);
-            if b0 == ESCAPE {
-                long_bytes(q)
-            } else {
-                core::slice::from_raw_parts(q, usize::from(b0))
-            }
-        };
+        let bytes = unsafe { bytes_at(p.add(SHORT_PREFIX)) };
         // SAFETY: those bytes were copied there from a `&str` (valid UTF-8)
         // and stay unchanged for `'a` (the caller's contract).
         unsafe { core::str::from_utf8_unchecked(bytes) }
@@ -791,8 +800,9 @@ impl Arena {
 
     /// Copies `s` into the arena as a record carrying id `id` and returns
     /// its location. May add chunks of at most `budget` heap bytes in all
-    /// (block list growth included). On error no string is added; capacity (the block list, a
-    /// chunk added before a later allocation failed) may remain.
+    /// (block list growth included). On error no string is added; capacity
+    /// (the block list, a chunk added before a later allocation failed)
+    /// may remain.
     pub(crate) fn push(&mut self, s: &str, id: u32, budget: usize) -> Result<Loc, Error> {
         if let Some(loc) = self.push_in_place(s, id) {
             return Ok(loc);
