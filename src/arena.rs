@@ -348,6 +348,54 @@ unsafe fn long_bytes<'a>(q: *const u8) -> &'a [u8] {
     }
 }
 
+/// Folds `f` over the strings of the records from the one whose length
+/// byte (or escape) is just before `q` up to `end`, front to back. With `LONG` false
+/// every record is taken to be short (no test for the escape).
+///
+/// # Safety
+///
+/// `q - 1` must be the length byte or escape of a complete record `push`
+/// wrote, followed by complete records up to the address `end -
+/// SHORT_PREFIX` (where the next record would start), all readable through
+/// `q` and unchanged for `'s`; with `LONG` false, all of them short.
+#[inline(always)]
+unsafe fn walk_records<'s, const LONG: bool, B>(
+    mut q: *const u8,
+    end: usize,
+    mut acc: B,
+    f: &mut impl FnMut(B, &'s str) -> B,
+) -> B {
+    #[cfg(debug_assertions)]
+    // SAFETY: `q - SHORT_PREFIX` is the first record's start, its id.
+    let (first_id, mut k) = (unsafe { read_id(q.sub(SHORT_PREFIX)) }, 0);
+    while (q as usize) < end {
+        // SAFETY: the caller's guarantee: `q - 1` is the length byte (or,
+        // only if `LONG`, the escape) of a complete record, readable
+        // through `q`, whose bytes were copied from a `&str`.
+        let (s, skip) = unsafe {
+            #[cfg(debug_assertions)]
+            {
+                debug_assert_eq!(read_id(q.sub(SHORT_PREFIX)), first_id + k, "not a run");
+                k += 1;
+            }
+            let tag = *q.sub(1);
+            let (bytes, skip) = if LONG && tag == ESCAPE {
+                let bytes = long_bytes(q);
+                (bytes, LONG_PREFIX + bytes.len())
+            } else {
+                let len = usize::from(tag);
+                (core::slice::from_raw_parts(q, len), len + SHORT_PREFIX)
+            };
+            (core::str::from_utf8_unchecked(bytes), skip)
+        };
+        // The next record's `q` (wrapping: past the last record it may
+        // point beyond the block; it is only compared then).
+        q = q.wrapping_add(skip);
+        acc = f(acc, s);
+    }
+    acc
+}
+
 /// One block: a slice of an arena chunk, filled from the front.
 struct Block<'a> {
     /// The block's first byte; `cap` bytes from it belong to the block.
@@ -356,8 +404,17 @@ struct Block<'a> {
     cap: usize,
     /// Bytes written so far; `base[..used]` is initialised.
     used: usize,
+    /// Offset of the last record written (0 while there is none).
+    last: usize,
     /// How many bytes normal strings may use (0 for a dedicated block).
     limit: usize,
+    /// Whether the records hold consecutive ids in the order they were
+    /// written: cleared when a dedicated record took the next id while
+    /// this block, current and not empty, stayed open (see
+    /// [`Arena::walk`]).
+    run: bool,
+    /// Whether any record is in the long form.
+    long: bool,
     /// The chunk memory belongs to the arena's `Bump`.
     _chunk: PhantomData<&'a mut [u8]>,
 }
@@ -376,7 +433,10 @@ impl<'a> Block<'a> {
             base,
             cap,
             used: 0,
+            last: 0,
             limit: cap.min(MAX_BLOCK),
+            run: true,
+            long: false,
             _chunk: PhantomData,
         }
     }
@@ -387,7 +447,10 @@ impl<'a> Block<'a> {
             base: NonNull::from(&EMPTY_RECORD).cast(),
             cap: 0,
             used: 0,
+            last: 0,
             limit: 0,
+            run: true,
+            long: false,
             _chunk: PhantomData,
         }
     }
@@ -423,6 +486,7 @@ impl<'a> Block<'a> {
                 tag.write(len as u8);
                 tag.add(1)
             } else {
+                self.long = true;
                 tag.write(ESCAPE);
                 // `record_size` refused lengths beyond `u32::MAX`.
                 tag.add(1)
@@ -433,6 +497,7 @@ impl<'a> Block<'a> {
             core::ptr::copy_nonoverlapping(s.as_ptr(), bytes, len);
         }
         self.used = start + size;
+        self.last = start;
         start
     }
 }
@@ -798,6 +863,83 @@ impl Arena {
         unsafe { core::str::from_utf8_unchecked(bytes) }
     }
 
+    /// Folds `f` over the string of the record at `loc` and the records
+    /// after it in its block, up to the record at `stop` if that is in the
+    /// same block (else to the block's end), front to back; returns the
+    /// folded value and how many strings `f` got. Only for an arena whose
+    /// records were pushed with consecutive ids (a [`StringTable`]'s): in
+    /// a block that is a run, the records from `loc` on are then the
+    /// strings of consecutive ids, and reading them in place skips the id
+    /// index, its block lookup per string and, in blocks without long
+    /// records, the long-form test (iteration in id order: the pprof
+    /// encoder, `collect`). A block that is not a run gives only `loc`'s
+    /// string. `loc` must not be 0 (the empty block holds no records).
+    ///
+    /// [`StringTable`]: crate::StringTable
+    #[inline(always)]
+    pub(crate) fn walk<'s, B>(
+        &'s self,
+        loc: Loc,
+        stop: Loc,
+        acc: B,
+        f: &mut impl FnMut(B, &'s str) -> B,
+    ) -> (B, usize) {
+        let block = (loc >> LOCAL_BITS) as usize;
+        debug_assert!(block != 0, "the empty block has no records");
+        let b = &self.core.borrow_blocks()[block];
+        if !b.run {
+            return (f(acc, self.str(loc)), 1);
+        }
+        let stop_here = stop >> LOCAL_BITS == loc >> LOCAL_BITS;
+        let end = if stop_here {
+            stop as usize
+        } else {
+            // `block < MAX_BLOCKS` and `used <= cap`: no overflow in
+            // `usize` (a dedicated block's `used` may exceed `LOCAL_MASK`,
+            // so this is computed in `usize`, not as a `Loc`).
+            (block << LOCAL_BITS) + b.used
+        };
+        // `after_tag` of both: just past the first record's length byte,
+        // and just past where the length byte of the record after the
+        // last would be.
+        let Base(biased) = self.bases[block];
+        let first = biased.wrapping_add(loc as usize);
+        let end = biased.wrapping_add(end) as usize;
+        // SAFETY: `loc` is a location `push` returned since the last
+        // `clear` (the module's safety notes), so `first` is just past the
+        // length byte of a record in `block`. Records tile their block from
+        // offset 0 to `used` (`Block::write` appends at `used`), each
+        // complete, and `stop`, when in this block, is a later record's
+        // location: from `first`, whole records up to `end`, unchanged
+        // while `self` is borrowed. A block with no long record has only
+        // short ones.
+        let acc = unsafe {
+            if b.long {
+                walk_records::<true, _>(first, end, acc, f)
+            } else {
+                walk_records::<false, _>(first, end, acc, f)
+            }
+        };
+        // The ids walked: up to `stop`'s (excluded) or the block's last.
+        let (past, to) = if stop_here {
+            (0, stop as usize)
+        } else {
+            (1, (block << LOCAL_BITS) | b.last)
+        };
+        // SAFETY: `loc` and, as above, `to` locate records of this block
+        // (`b.last` is its last record: the block holds at least `loc`'s),
+        // each starting with its id `SHORT_PREFIX` bytes before its
+        // `after_tag`.
+        let (from, to) = unsafe {
+            (
+                read_id(first.sub(SHORT_PREFIX)),
+                read_id(biased.wrapping_add(to).sub(SHORT_PREFIX)),
+            )
+        };
+        // A run holds consecutive ids.
+        (acc, (to - from) as usize + past)
+    }
+
     /// Copies `s` into the arena as a record carrying id `id` and returns
     /// its location. May add chunks of at most `budget` heap bytes in all
     /// (block list growth included). On error no string is added; capacity
@@ -815,7 +957,14 @@ impl Arena {
             cur
         } else if size > DEDICATED_MIN {
             // The current block stays open for the strings that follow.
-            self.dedicated_block(size, budget)?
+            let block = self.dedicated_block(size, budget)?;
+            self.core.with_blocks_mut(|blocks| {
+                if block != cur && blocks[cur].used > 0 {
+                    // Its later records skip this record's id.
+                    blocks[cur].run = false;
+                }
+            });
+            block
         } else {
             self.advance(size, budget)?;
             self.cur
@@ -1055,7 +1204,10 @@ impl Arena {
         let blocks = self.core.with_blocks_mut(|blocks| {
             for b in blocks.iter_mut() {
                 b.used = 0;
+                b.last = 0;
                 b.limit = b.cap.min(MAX_BLOCK);
+                b.run = true;
+                b.long = false;
             }
             blocks.len()
         });

@@ -95,17 +95,16 @@ impl<'a> Iterator for Iter<'a> {
         self.next()
     }
 
-    /// Walks the remaining locations as a slice: no index bounds check
-    /// per string (`for_each`, `collect` and the pprof encoder use this).
+    /// A table's strings are read block by block, in place (see
+    /// `Store::fold`): `for_each`, `collect` and the pprof encoder use
+    /// this.
     #[inline]
     fn fold<B, F>(self, init: B, mut f: F) -> B
     where
         F: FnMut(B, &'a str) -> B,
     {
         match self.store {
-            Strings::Table(store) => store.locs[self.front..self.back]
-                .iter()
-                .fold(init, |acc, &loc| f(acc, store.arena.str(loc))),
+            Strings::Table(store) => store.fold(self.front, self.back, init, f),
             Strings::Shared(frozen) => {
                 (self.front..self.back).fold(init, |acc, i| f(acc, frozen.str_at(i)))
             }

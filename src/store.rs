@@ -30,6 +30,36 @@ impl Store {
         self.arena.str(self.locs[i])
     }
 
+    /// Folds `f` over the strings of ids `front..back` in id order, reading
+    /// each arena block's records front to back ([`Arena::walk`]) rather
+    /// than looking each id up in the index.
+    #[inline]
+    pub(crate) fn fold<'s, B>(
+        &'s self,
+        front: usize,
+        back: usize,
+        init: B,
+        mut f: impl FnMut(B, &'s str) -> B,
+    ) -> B {
+        let locs = &self.locs[..back];
+        let mut acc = init;
+        let mut i = front;
+        if i == 0 && back > 0 {
+            // Id 0, `""`, is the empty block's static record.
+            acc = f(acc, "");
+            i = 1;
+        }
+        // Where the walk must stop: the record of id `back`, if any (a
+        // walk stops there only if it is in the walk's block).
+        let stop = self.locs.get(back).copied().unwrap_or(0);
+        while i < back {
+            let (a, n) = self.arena.walk(locs[i], stop, acc, &mut f);
+            acc = a;
+            i += n;
+        }
+        acc
+    }
+
     #[inline]
     pub(crate) fn resolve(&self, id: StringId) -> Option<&str> {
         self.locs.get(id.index()).map(|&loc| self.arena.str(loc))

@@ -120,6 +120,34 @@ fn check_all<S: std::hash::BuildHasher>(table: &StringTable<S>, model: &Model) {
             .rev()
             .eq(model.strings.iter().rev().map(String::as_str))
     );
+    // Internal iteration (`fold`, which reads the arena block by block),
+    // over the whole table and over ranges left by `next` and `next_back`.
+    let n = model.strings.len();
+    for (front, back) in [
+        (0, 0),
+        (1, 0),
+        (n / 3, n / 4),
+        (n / 2, 1),
+        (0, n / 2),
+        (n, 0),
+    ] {
+        let mut iter = table.iter();
+        for _ in 0..front {
+            iter.next();
+        }
+        for _ in 0..back.min(n - front) {
+            iter.next_back();
+        }
+        let mut folded = Vec::new();
+        iter.for_each(|s| folded.push(s));
+        let expected = &model.strings[front.min(n)..n - back.min(n - front)];
+        assert!(
+            folded
+                .iter()
+                .copied()
+                .eq(expected.iter().map(String::as_str))
+        );
+    }
     for (i, s) in model.strings.iter().enumerate() {
         assert_eq!(table.get(s), Some(StringId::from_u32(i as u32)));
         assert_eq!(&table[StringId::from_u32(i as u32)], s.as_str());
