@@ -15,8 +15,8 @@ mod sync;
 
 use core::fmt;
 use core::hash::BuildHasher;
+use parking_lot::{Mutex, MutexGuard};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use hashbrown::DefaultHashBuilder;
 
@@ -55,14 +55,19 @@ use index::Padded;
 /// The lock around a shard.
 type ShardLock = Mutex<Shard>;
 
-/// Locks `m`, ignoring poisoning: a panic while a shard or the growth lock
-/// is held (only a user `BuildHasher` can panic there) leaves the shard
-/// consistent, because every change is made by one call that either
-/// completes or changes nothing (hashbrown's `try_reserve` and
-/// `insert_unique`, `Arena::push`).
+/// Locks `m`: a `parking_lot` mutex, which has no poisoning. A panic while
+/// a shard or the growth lock is held (only a user `BuildHasher` can panic
+/// there) leaves the shard consistent, because every change is made by
+/// one call that either completes or changes nothing (hashbrown's
+/// `try_reserve` and `insert_unique`, `Arena::push`). Chosen over
+/// `std::sync::Mutex` for the locked path's cost: std's lock and unlock
+/// each check the panic count for poisoning, where `parking_lot`'s fast
+/// paths are one compare-exchange each (callgrind, one thread of the
+/// concurrent stream, of which 29% of interns lock: 200 -> 196
+/// instructions per intern).
 #[inline]
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
+    m.lock()
 }
 
 /// The string of published id `i` (not 0), read without any lock.
@@ -95,8 +100,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///
 /// - **Shards.** A string's hash selects one of a power of two of shards
 ///   ([`default_shards`](Self::default_shards): four per core, or
-///   [`SharedBuilder::shards`]); each is a `Mutex` around a bumpalo arena
-///   and a hashbrown table of slots (id and arena location, as in
+///   [`SharedBuilder::shards`]); each is a mutex (`parking_lot`'s: no
+///   poisoning checks on the locked path) around a bumpalo arena and a
+///   hashbrown table of slots (id and arena location, as in
 ///   `StringTable`). Inserting locks only that shard, so threads
 ///   inserting different strings rarely wait for each other.
 /// - **A lock-free hit path.** A lock, even one no other thread holds, is a
@@ -149,8 +155,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | lasso `ThreadedRodeo`, for comparison | 0.48x-0.78x | 0.87x-1.42x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
-/// -w thread-stream`): `StringTable` 164, this type 200, lasso
-/// `ThreadedRodeo` 256. The difference is mostly the fifth of the hits
+/// -w thread-stream`): `StringTable` 164, this type 196 (200 with
+/// `std::sync::Mutex`), lasso `ThreadedRodeo` 256. The difference is mostly the fifth of the hits
 /// that the hint cache does not answer (64Ki entries for 100k strings),
 /// which take the shard lock.
 ///
@@ -875,8 +881,7 @@ impl<S> SharedStringTable<S> {
             .into_vec()
             .into_iter()
             .map(|shard| {
-                let Shard { arena, table } =
-                    shard.0.into_inner().unwrap_or_else(PoisonError::into_inner);
+                let Shard { arena, table } = shard.0.into_inner();
                 drop(table);
                 arena
             })
