@@ -37,9 +37,12 @@
 //! all reads and writes go through those pointers (no `&mut` to chunk
 //! memory is ever made, so no write invalidates a pointer read later, and
 //! the shared table's readers may keep record addresses while writers
-//! append). [`Arena::bytes`], [`holds_at`], [`Arena::probe_short`] and
-//! [`Found::id`] read back records that [`Arena::push`] wrote (strings of
-//! up to 64 bytes compared with SSE2 loads, [`eq_bytes`]), and
+//! append). [`Arena::bytes`], [`holds_at`], [`Arena::probe_short`],
+//! [`Found::id`] and [`Arena::walk`] read back records that
+//! [`Arena::push`] wrote (strings of up to 64 bytes compared with SSE2
+//! loads, [`eq_bytes`]; `walk` reads a block's records front to back,
+//! from one record boundary to another, so it relies only on records
+//! tiling their block, not on their ids), and
 //! [`Arena::str`] skips UTF-8 validation of bytes that `push` copied from
 //! a `&str`. Every `Loc` the arena is given is one `push` returned since
 //! the last `clear` (or 0): the callers only keep those (the id index and
@@ -349,8 +352,9 @@ unsafe fn long_bytes<'a>(q: *const u8) -> &'a [u8] {
 }
 
 /// Folds `f` over the strings of the records from the one whose length
-/// byte (or escape) is just before `q` up to `end`, front to back. With `LONG` false
-/// every record is taken to be short (no test for the escape).
+/// byte (or escape) is just before `q` up to `end`, front to back. With
+/// `LONG` false every record is taken to be short (no test for the
+/// escape).
 ///
 /// # Safety
 ///

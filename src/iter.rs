@@ -90,6 +90,16 @@ impl<'a> Iterator for Iter<'a> {
     }
 
     #[inline]
+    fn count(self) -> usize {
+        self.back - self.front
+    }
+
+    #[inline]
+    fn last(mut self) -> Option<&'a str> {
+        self.next_back()
+    }
+
+    #[inline]
     fn nth(&mut self, n: usize) -> Option<&'a str> {
         self.front = self.front.saturating_add(n).min(self.back);
         self.next()
