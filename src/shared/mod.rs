@@ -155,8 +155,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | lasso `ThreadedRodeo`, for comparison | 0.48x-0.78x | 0.87x-1.42x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
-/// -w thread-stream`): `StringTable` 164, this type 196 (200 with
-/// `std::sync::Mutex`), lasso `ThreadedRodeo` 256. The difference is mostly the fifth of the hits
+/// -w thread-stream`): `StringTable` 164, this type 193 (200 with
+/// `std::sync::Mutex` and the shard's push out of line), lasso
+/// `ThreadedRodeo` 256. The difference is mostly the fifth of the hits
 /// that the hint cache does not answer (64Ki entries for 100k strings),
 /// which take the shard lock.
 ///
@@ -673,8 +674,12 @@ impl<S: BuildHasher> SharedStringTable<S> {
             })?;
         }
         // Most strings fit the current block: no allocation, no growth
-        // lock. A push that needs a chunk fails at budget 0 without any
-        // change and is retried under the growth lock.
+        // lock, and no call (the in-place push is inlined). A push that
+        // needs a chunk fails at budget 0 without any change and is
+        // retried under the growth lock.
+        if let Some(loc) = arena.push_in_place(s, PENDING_ID) {
+            return Ok(loc);
+        }
         match arena.push(s, PENDING_ID, 0) {
             Ok(loc) => Ok(loc),
             Err(e) if e.kind() == ErrorKind::MemoryLimit => self.grow(|budget| {
