@@ -141,6 +141,14 @@ pub(crate) type Loc = u32;
 /// The record of `""` that block 0 points to: id 0, a zero length byte.
 static EMPTY_RECORD: [u8; SHORT_PREFIX] = [0; SHORT_PREFIX];
 
+/// Where [`Arena::probe_short`]'s candidate points before its filter
+/// accepts one: a record of id 0 and length 0 followed by `LONG_LEN` zero
+/// bytes, so that comparing any short string with it reads only this
+/// static. hashbrown's `find` returns only an element its filter
+/// accepted, so no lookup ever compares with it; it spares the probe a
+/// null test after the loop.
+static NO_CANDIDATE: [u8; SHORT_PREFIX + LONG_LEN] = [0; SHORT_PREFIX + LONG_LEN];
+
 /// Bytes of the record of a string of `len` bytes, or `None` on overflow.
 #[inline]
 fn record_size(len: usize) -> Option<usize> {
@@ -261,7 +269,8 @@ impl Found<'_> {
     pub(crate) fn id(self) -> u32 {
         // SAFETY: `Found` is only made from the start of a record `push`
         // wrote (`probe_short`, `Arena::found`), in an arena borrowed for
-        // `'a`, so still allocated and never overwritten meanwhile.
+        // `'a`, so still allocated and never overwritten meanwhile (or,
+        // never in practice, from the static `NO_CANDIDATE`).
         unsafe { read_id(self.record.as_ptr()) }
     }
 
@@ -745,7 +754,10 @@ impl Arena {
         debug_assert!(s.len() < LONG_LEN);
         // Truncation intended: `s.len() < LONG_LEN`.
         let len = s.len() as u8;
-        let mut bytes: *const u8 = core::ptr::null();
+        // Until the filter accepts a candidate: a static stand-in that is
+        // safe to compare (see `NO_CANDIDATE`), so that no null test is
+        // needed after the loop.
+        let mut bytes: *const u8 = NO_CANDIDATE.as_ptr().wrapping_add(SHORT_PREFIX);
         let Some(_) = table.find(hash, |e| {
             let q = self.after_tag(loc(e));
             // SAFETY: `q - 1` is the length byte of a record `push` wrote
@@ -758,20 +770,18 @@ impl Arena {
         }) else {
             return Probe::Miss;
         };
-        if bytes.is_null() {
-            // hashbrown returns only an element the filter accepted, which
-            // set `bytes`; this keeps the read below sound regardless.
-            return Probe::Unsure;
-        }
-        // SAFETY: `bytes` is just past the length byte of a record whose
+        // SAFETY: hashbrown returns only an element the filter accepted,
+        // which set `bytes` just past the length byte of a record whose
         // length byte is `s.len()` (below `ESCAPE`): a short record of
         // exactly `s.len()` initialised bytes from `bytes`, inside its
-        // block (see `bytes`).
+        // block (see `bytes`). Were it ever to return another, `bytes`
+        // would still be `NO_CANDIDATE`'s, with `LONG_LEN` zero bytes
+        // after it: the read stays inside that static.
         if unsafe { eq_bytes(bytes, s) } {
             // The record starts `SHORT_PREFIX` bytes before its string.
-            // SAFETY: `bytes` is inside a block, `SHORT_PREFIX` bytes
-            // after the record's start, so the subtraction stays in the
-            // allocation and is not null.
+            // SAFETY: `bytes` is `SHORT_PREFIX` bytes after the start of a
+            // record inside a block (or of `NO_CANDIDATE`), so the
+            // subtraction stays in that allocation and is not null.
             let record = unsafe { NonNull::new_unchecked(bytes.sub(SHORT_PREFIX).cast_mut()) };
             Probe::Hit(hit(Found {
                 record,
