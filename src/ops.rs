@@ -154,14 +154,23 @@ impl<S: BuildHasher> StringTable<S> {
         );
         if self.memory_usage() < PREFETCH_MIN_BYTES {
             // Cache-resident: nothing to overlap, so exactly the caller's
-            // own loop, inlined into it.
-            for (s, out) in strings.iter().zip(ids.iter_mut()) {
-                *out = self.intern(s.as_ref());
-            }
+            // own loop.
+            self.intern_each(strings, ids);
             return;
         }
         if let Err(e) = self.batch_pipelined(strings, ids) {
             panic!("{}", e.error);
+        }
+    }
+
+    /// `intern` of each string into its id: `intern_batch` on a
+    /// cache-resident table. Out of line, so that the loop gets every
+    /// register (inlined into a caller's own loop over samples, it spilled
+    /// the ids' address: one more load per string).
+    #[inline(never)]
+    fn intern_each<T: AsRef<str>>(&mut self, strings: &[T], ids: &mut [StringId]) {
+        for (s, out) in strings.iter().zip(ids.iter_mut()) {
+            *out = self.intern(s.as_ref());
         }
     }
 
