@@ -886,7 +886,7 @@ impl Arena {
     /// strings of consecutive ids, and reading them in place skips the id
     /// index, its block lookup per string and, in blocks without long
     /// records, the long-form test (iteration in id order: the pprof
-    /// encoder, `collect`). A block that is not a run gives only `loc`'s
+    /// encoder, `for_each`). A block that is not a run gives only `loc`'s
     /// string. `loc` must not be 0 (the empty block holds no records).
     ///
     /// [`StringTable`]: crate::StringTable

@@ -38,6 +38,13 @@ impl<'a> Strings<'a> {
 /// [`StringTable::iter`](crate::StringTable::iter) and
 /// [`Resolver::iter`](crate::Resolver::iter).
 ///
+/// For a [`StringTable`](crate::StringTable)'s strings, internal
+/// iteration (`for_each`, `fold`, `sum`, and so
+/// [`pprof::write_string_table`](crate::pprof::write_string_table)) reads
+/// the arena front to back, block by block, without the id index: the
+/// fastest way to visit every string (an encoder's pass). `next` (a `for`
+/// loop, `collect`) looks each id up in the index.
+///
 /// # Examples
 ///
 /// ```
@@ -106,8 +113,9 @@ impl<'a> Iterator for Iter<'a> {
     }
 
     /// A table's strings are read block by block, in place (see
-    /// `Store::fold`): `for_each`, `collect` and the pprof encoder use
-    /// this.
+    /// `Store::fold`): `for_each`, `sum` and the pprof encoder use this
+    /// (`collect` into a `Vec` and `for` loops call `next`, which reads
+    /// each id's location in the index).
     #[inline]
     fn fold<B, F>(self, init: B, mut f: F) -> B
     where
