@@ -151,7 +151,7 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// |---|---:|---:|
 /// | a shard `Mutex` on every lookup (first version) | 0.5x-0.8x | 1.1x-1.7x |
 /// | the hint cache, first version | 0.68x-0.82x | 0.76x-1.72x |
-/// | the hint cache (this type: header-masked levels, promotion, the hinted hit inlined) | 0.73x-1.04x | 1.23x-1.89x |
+/// | the hint cache (this type: header-masked levels, promotion, the hinted hit inlined, `parking_lot` locks) | 0.69x-1.06x | 1.23x-1.89x |
 /// | lasso `ThreadedRodeo`, for comparison | 0.48x-0.78x | 0.87x-1.42x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
