@@ -155,7 +155,7 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | lasso `ThreadedRodeo`, for comparison | 0.48x-0.78x | 0.87x-1.42x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
-/// -w thread-stream`): `StringTable` 164, this type 193 (200 with
+/// -w thread-stream`): `StringTable` 163, this type 193 (200 with
 /// `std::sync::Mutex` and the shard's push out of line), lasso
 /// `ThreadedRodeo` 256. The difference is mostly the fifth of the hits
 /// that the hint cache does not answer (64Ki entries for 100k strings),
