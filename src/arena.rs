@@ -384,21 +384,21 @@ unsafe fn walk_records<'s, const LONG: bool, B>(
     while (q as usize) < end {
         // SAFETY: the caller's guarantee: `q - 1` is the length byte (or,
         // only if `LONG`, the escape) of a complete record, readable
-        // through `q`, whose bytes were copied from a `&str`.
+        // through `q`, whose bytes were copied from a `&str`; they start
+        // at or after `q` in the same record (`offset_from`'s condition).
         let (s, skip) = unsafe {
             #[cfg(debug_assertions)]
             {
                 debug_assert_eq!(read_id(q.sub(SHORT_PREFIX)), first_id + k, "not a run");
                 k += 1;
             }
-            let tag = *q.sub(1);
-            let (bytes, skip) = if LONG && tag == ESCAPE {
-                let bytes = long_bytes(q);
-                (bytes, LONG_PREFIX + bytes.len())
+            let bytes = if LONG {
+                bytes_at(q)
             } else {
-                let len = usize::from(tag);
-                (core::slice::from_raw_parts(q, len), len + SHORT_PREFIX)
+                core::slice::from_raw_parts(q, usize::from(*q.sub(1)))
             };
+            // The next record starts where these bytes end (either form).
+            let skip = bytes.as_ptr().offset_from(q) as usize + bytes.len() + SHORT_PREFIX;
             (core::str::from_utf8_unchecked(bytes), skip)
         };
         // The next record's `q` (wrapping: past the last record it may
@@ -958,11 +958,21 @@ impl Arena {
     /// its location. May add chunks of at most `budget` heap bytes in all
     /// (block list growth included). On error no string is added; capacity
     /// (the block list, a chunk added before a later allocation failed)
-    /// may remain.
+    /// may remain. The common case ([`push_in_place`](Self::push_in_place))
+    /// is inlined into the caller; the rest is out of line.
+    #[inline]
     pub(crate) fn push(&mut self, s: &str, id: u32, budget: usize) -> Result<Loc, Error> {
-        if let Some(loc) = self.push_in_place(s, id) {
-            return Ok(loc);
+        match self.push_in_place(s, id) {
+            Some(loc) => Ok(loc),
+            None => self.push_slow(s, id, budget),
         }
+    }
+
+    /// [`push`](Self::push) of a record that does not fit the current
+    /// block in place (or is long).
+    #[cold]
+    #[inline(never)]
+    fn push_slow(&mut self, s: &str, id: u32, budget: usize) -> Result<Loc, Error> {
         let size =
             record_size(s.len()).ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, s.len()))?;
         let cur = self.cur;

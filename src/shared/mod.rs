@@ -674,12 +674,9 @@ impl<S: BuildHasher> SharedStringTable<S> {
             })?;
         }
         // Most strings fit the current block: no allocation, no growth
-        // lock, and no call (the in-place push is inlined). A push that
-        // needs a chunk fails at budget 0 without any change and is
+        // lock, and no call (`push`'s in-place case is inlined). A push
+        // that needs a chunk fails at budget 0 without any change and is
         // retried under the growth lock.
-        if let Some(loc) = arena.push_in_place(s, PENDING_ID) {
-            return Ok(loc);
-        }
         match arena.push(s, PENDING_ID, 0) {
             Ok(loc) => Ok(loc),
             Err(e) if e.kind() == ErrorKind::MemoryLimit => self.grow(|budget| {
