@@ -1,7 +1,7 @@
 //! [`StringTable`]: the interner, and [`Builder`] to configure one.
 
 use core::fmt;
-use core::hash::BuildHasher;
+use core::hash::{BuildHasher, Hasher};
 use core::ops::Index;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
@@ -27,13 +27,21 @@ pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / siz
 /// page.
 pub const INITIAL_TABLE_CAPACITY: usize = 448;
 
-/// The hash of `s` the hash table is keyed by: the table's hasher over
-/// the string (as `hasher.hash_one(s)`), all 64 bits, so hashbrown's bucket
-/// (low bits) and control byte (top 7 bits) come from independent bits at
-/// every table size.
+/// The hash of `s` the hash table is keyed by: the table's hasher fed the
+/// string's bytes alone, all 64 bits, so hashbrown's bucket (low bits) and
+/// control byte (top 7 bits) come from independent bits at every table
+/// size.
+///
+/// This is `Hasher::write(s.as_bytes())` then `finish`, not
+/// `hasher.hash_one(s)`: `str`'s `Hash` also writes a `0xFF` terminator,
+/// which keeps a sequence of fields prefix-free but is of no use for one
+/// key, and with foldhash (the default) it costs a second
+/// folded multiply in `finish` on every lookup.
 #[inline(always)]
 pub(crate) fn hash_str<S: BuildHasher>(build: &S, s: &str) -> u64 {
-    build.hash_one(s)
+    let mut h = build.build_hasher();
+    h.write(s.as_bytes());
+    h.finish()
 }
 
 /// Arena bytes for `strings` strings of `bytes` bytes in all: each string's

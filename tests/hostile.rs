@@ -42,7 +42,8 @@ fn check_all<S: BuildHasher>(table: &StringTable<S>, strings: &[String]) {
 // 1. `each_intern_hashes_once` pins down *which* hashes the table uses: a
 //    recording hasher shows the table hashes each looked-up string exactly
 //    once (growth re-hashes stored strings fewer than twice each over the
-//    table's life) and that the value is `hasher.hash_one(s)`. So the
+//    table's life) and that the value is the hasher fed `s`'s bytes alone
+//    (`write(s.as_bytes())` then `finish`, no `str` terminator). So the
 //    table's hashes can be recomputed from `table.hasher()`.
 // 2. Those exact hashes are fed to a model of hashbrown's SwissTable probing
 //    (`ProbeModel`: same bucket counts and growth, h1 = low bits, h2 = top 7
@@ -114,10 +115,13 @@ fn random_strings(n: usize, len: usize) -> Vec<String> {
         .collect()
 }
 
-/// The hash a table uses for `s`: all 64 bits of `hasher.hash_one(s)`
-/// (checked by `each_intern_hashes_once`).
+/// The hash a table uses for `s`: all 64 bits of the hasher fed `s`'s
+/// bytes alone, without the `0xFF` terminator of `str`'s `Hash` (checked
+/// by `each_intern_hashes_once`).
 fn table_hash<S: BuildHasher>(hasher: &S, s: &str) -> u64 {
-    hasher.hash_one(s)
+    let mut h = hasher.build_hasher();
+    h.write(s.as_bytes());
+    h.finish()
 }
 
 /// A model of hashbrown's SwissTable as strtab drives it: the table hash
@@ -332,7 +336,7 @@ impl<S: BuildHasher> BuildHasher for Recording<S> {
     }
 }
 
-/// The table hashes each looked-up string once, with `hasher.hash_one(s)`;
+/// The table hashes each looked-up string once, with [`table_hash`];
 /// growing the hash table re-hashes the stored strings from the arena, and
 /// because the table doubles, that is at most about one more hash per
 /// stored string over the table's life: growth cannot be turned into a
@@ -369,7 +373,7 @@ fn each_intern_hashes_once() {
     // n gets and one hit, each hashed once: no growth without inserts.
     assert_eq!(log.len(), n + 1, "strings were hashed more than once");
     for (s, &h) in strings.iter().zip(log.iter()) {
-        assert_eq!(h, inner.hash_one(s.as_str()));
+        assert_eq!(h, table_hash(&inner, s));
     }
 }
 
@@ -381,8 +385,8 @@ fn each_intern_hashes_once() {
 fn crafted_strings_flood_a_fixed_hasher() {
     let k = if cfg!(miri) { 6 } else { 11 };
     let strings = crafted(k);
-    let first = Poly31.hash_one(strings[0].as_str());
-    assert!(strings.iter().all(|s| Poly31.hash_one(s.as_str()) == first));
+    let first = table_hash(&Poly31, &strings[0]);
+    assert!(strings.iter().all(|s| table_hash(&Poly31, s) == first));
 
     let hashes: Vec<u64> = strings.iter().map(|s| table_hash(&Poly31, s)).collect();
     let n = strings.len();

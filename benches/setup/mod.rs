@@ -8,7 +8,7 @@
 #![allow(dead_code, unreachable_pub, unused_macros)]
 
 use std::collections::HashSet;
-use std::hash::{BuildHasher, BuildHasherDefault, Hash};
+use std::hash::{BuildHasher, BuildHasherDefault};
 use std::num::NonZeroUsize;
 
 /// The hasher every implementation uses in the side-by-side comparisons:
@@ -1044,12 +1044,6 @@ macro_rules! for_each_default_hasher {
         $run::<crate::setup::IdxSet<crate::setup::Fx>>("indexset (Fx)", $($arg),*);
         $run::<crate::setup::Naive<crate::setup::Std>>("naive-hashmap (SipHash)", $($arg),*);
     }};
-}
-
-/// Hashes `s` the way the tables do (`BuildHasher::hash_one` of a `str`).
-#[inline]
-pub fn hash_one<H: BuildHasher, T: Hash + ?Sized>(h: &H, s: &T) -> u64 {
-    h.hash_one(s)
 }
 
 // ---------------------------------------------------------------------------
