@@ -663,6 +663,13 @@ impl Arena {
         self.doubling_cap = cap.clamp(FIRST_CHUNK_CAPACITY, MAX_CHUNK_CAPACITY);
     }
 
+    /// Bytes of the arena's chunks (footers included), without its block
+    /// list.
+    #[inline]
+    pub(crate) fn chunk_bytes(&self) -> usize {
+        self.chunk_bytes
+    }
+
     /// Heap bytes the arena holds: chunks with their footers, the boxed
     /// `Bump`, and the block list.
     pub(crate) fn heap_bytes(&self) -> usize {
