@@ -16,7 +16,7 @@ use crate::arena::{
 };
 #[cfg(doc)]
 use crate::table::Builder;
-use crate::table::{INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, StringTable, rehash};
+use crate::table::{INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, StringTable};
 
 /// An upper bound on the arena's bookkeeping besides its chunk: bumpalo's
 /// chunk footer, the boxed `Bump`, and the block list (four words a block,
@@ -400,22 +400,10 @@ impl<S: BuildHasher> StringTable<S> {
             }
             return;
         }
-        let (arena, hasher) = (&self.store.arena, &self.hasher);
-        let mut new = HashTable::new();
-        if new
-            .try_reserve(capacity, |&slot| rehash(hasher, arena, slot))
-            .is_err()
-            || new.allocation_size() >= before
-        {
-            return;
+        match self.rebuilt_table(capacity) {
+            Some(new) if new.allocation_size() < before => self.table = new,
+            _ => {}
         }
-        for &slot in &self.table {
-            // Reserved above: no growth, so the hasher is never called.
-            new.insert_unique(rehash(hasher, arena, slot), slot, |&slot| {
-                rehash(hasher, arena, slot)
-            });
-        }
-        self.table = new;
     }
 
     /// Copies the id index into one of `capacity` ids, if that is smaller;

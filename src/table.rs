@@ -702,10 +702,10 @@ impl<S: BuildHasher> StringTable<S> {
             if bound > budget {
                 return Err(limit_error(bound));
             }
-            let (arena, hasher) = (&self.store.arena, &self.hasher);
-            self.table
-                .try_reserve(1, |&loc| rehash(hasher, arena, loc))
-                .map_err(|_| Error::new(ErrorKind::AllocFailed, bound))?;
+            // Twice the buckets, as hashbrown's own growth would give.
+            self.table = self
+                .rebuilt_table(self.table.capacity() + 1)
+                .ok_or_else(|| Error::new(ErrorKind::AllocFailed, bound))?;
             budget = budget.saturating_sub(self.table.allocation_size() - before);
         }
         let loc = self.store.push(s, id, budget).map_err(|e| {
@@ -719,6 +719,38 @@ impl<S: BuildHasher> StringTable<S> {
         self.table
             .insert_unique(hash, loc, |&loc| rehash(hasher, arena, loc));
         Ok(StringId::from_u32(id))
+    }
+}
+
+impl<S: BuildHasher> StringTable<S> {
+    /// A hash table with room for `capacity` strings holding every
+    /// string's location but `""`'s, or `None` if the allocation fails
+    /// (the table is unchanged). For growing and shrinking the hash table.
+    ///
+    /// The locations are inserted in id order, which is the order the
+    /// records were appended to the arena, so the strings are re-hashed
+    /// reading the arena front to back: hashbrown's own resize re-hashes in
+    /// bucket order, a random walk over the arena with a cache miss per
+    /// string once it outgrows the caches. The peak memory is the same
+    /// (both tables until the old one is dropped).
+    #[cold]
+    pub(crate) fn rebuilt_table(&self, capacity: usize) -> Option<HashTable<Loc>> {
+        let (arena, hasher) = (&self.store.arena, &self.hasher);
+        let rehash = |&loc: &Loc| rehash(hasher, arena, loc);
+        let mut table = HashTable::new();
+        table
+            .try_reserve(capacity.max(self.table.len()), rehash)
+            .ok()?;
+        for &loc in &self.store.locs[1..] {
+            // Reserved above: no growth, so the hasher is never called.
+            table.insert_unique(rehash(&loc), loc, rehash);
+        }
+        debug_assert_eq!(
+            table.len(),
+            self.table.len(),
+            "every string but \"\" is in the table"
+        );
+        Some(table)
     }
 }
 
