@@ -56,7 +56,7 @@ THREAD_IMPLS = ["strtab", "strtab-shared", "lasso-threaded", "blazinterner"]
 # strtab only: intern_batch per sample and its plain-loop baseline.
 BATCH = ["replay-wordpress-batch", "replay-wordpress-loop", "replay-sim-batch", "replay-sim-loop"]
 # No table: the implementation argument is ignored, run once.
-FLOOR = ["hash_only"]
+FLOOR = ["hash_only", "hash_bytes"]
 ALL = WORKLOADS + THREAD + BATCH + FLOOR
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -193,7 +193,9 @@ def main():
 
     if ("hash_only", "strtab") in results:
         print(f"Hash-only floor (the stream's strings, foldhash, no table): "
-              f"{fmt(results[('hash_only', 'strtab')])} Ir/hash.")
+              f"{fmt(results[('hash_only', 'strtab')])} Ir/hash with `hash_one` (the peers)"
+              + (f", {fmt(results[('hash_bytes', 'strtab')])} with the bytes alone (strtab)."
+                 if ("hash_bytes", "strtab") in results else "."))
 
 
 if __name__ == "__main__":

@@ -21,8 +21,10 @@
 //! Dimensions: workload x implementation (the labels of `intern.rs`, all
 //! with foldhash). Workloads, with what one operation is:
 //! - `stream`: 1M skewed interns into a fresh table (an intern);
-//! - `hash_only`: hash the stream's strings, no table (a hash; the
-//!   implementation argument is ignored);
+//! - `hash_only`: hash the stream's strings, no table, as the peers do
+//!   (`BuildHasher::hash_one` of a `str`: its bytes and a `0xFF`
+//!   terminator); `hash_bytes`: the same as strtab does (the bytes alone)
+//!   (a hash; the implementation argument is ignored);
 //! - `fill`, `fill-hint`: the 100k unique strings into a fresh table,
 //!   without and with capacity hints (an intern);
 //! - `get-hit`, `get-miss`: 100k lookups, shuffled hits or absent strings,
@@ -115,6 +117,17 @@ fn workload_hash(input: &[&str]) {
 }
 
 #[inline(never)]
+fn workload_hash_bytes(input: &[&str]) {
+    use std::hash::Hasher;
+    let h = setup::Fold::default();
+    for s in input {
+        let mut state = h.build_hasher();
+        state.write(s.as_bytes());
+        black_box(state.finish());
+    }
+}
+
+#[inline(never)]
 fn workload_replay_batch(replay: &Replay<'_>, ids: &mut [StringId]) -> StringTable<Fold> {
     let mut t = setup::strtab_new();
     setup::replay_batch(&mut t, replay, ids);
@@ -148,12 +161,13 @@ fn table_of<T: Interner>(strings: &[&str]) -> T {
 /// Runs `workload` once on `T`; returns the operation count.
 fn run<T: Interner>(workload: &str) -> usize {
     match workload {
-        "stream" | "hash_only" | "resolve" => {
+        "stream" | "hash_only" | "hash_bytes" | "resolve" => {
             let strings = unique();
             let stream = setup::skewed_stream(&strings, setup::STREAM_LEN, setup::SEED);
             match workload {
                 "stream" => drop(black_box(workload_fresh::<T>(&stream))),
                 "hash_only" => workload_hash(&stream),
+                "hash_bytes" => workload_hash_bytes(&stream),
                 _ => {
                     let mut t = T::new();
                     let ids: Vec<u32> = stream.iter().map(|s| t.intern(s)).collect();
