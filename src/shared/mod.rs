@@ -178,7 +178,10 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// index segment unused), the hint cache (at most 680 KiB in all), and the
 /// unused tails of each shard's arena chunks. Shards take no memory until
 /// their first string; then each has its own arena chunk (16 KiB) and hash
-/// table. [`memory_usage`](Self::memory_usage) counts all of it.
+/// table. [`memory_usage`](Self::memory_usage) counts all of it. Not part
+/// of any table: the process-wide parking table that `parking_lot` (the
+/// shard locks) allocates the first time a thread waits for a contended
+/// lock, about 1 KiB for a few threads, kept until the process exits.
 ///
 /// # Examples
 ///
