@@ -151,13 +151,13 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// |---|---:|---:|
 /// | a shard `Mutex` on every lookup (first version) | 0.5x-0.8x | 1.1x-1.7x |
 /// | the hint cache, first version | 0.68x-0.82x | 0.76x-1.72x |
-/// | the hint cache (this type: header-masked levels, promotion, the hinted hit inlined, `parking_lot` locks) | 0.69x-1.06x | 1.23x-1.89x |
-/// | lasso `ThreadedRodeo`, for comparison | 0.48x-0.78x | 0.87x-1.42x |
+/// | the hint cache (this type: header-masked levels, promotion, the hinted hit inlined, `parking_lot` locks) | 0.69x-1.21x | 1.18x-1.89x |
+/// | lasso `ThreadedRodeo`, for comparison | 0.45x-0.78x | 0.75x-1.42x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
-/// -w thread-stream`): `StringTable` 163, this type 193 (200 with
-/// `std::sync::Mutex` and the shard's push out of line), lasso
-/// `ThreadedRodeo` 256. The difference is mostly the fifth of the hits
+/// -w thread-stream`): `StringTable` 155, this type 184 (200 with
+/// `std::sync::Mutex`, the shard's push out of line and `str`'s `Hash`),
+/// lasso `ThreadedRodeo` 256. The difference is mostly the fifth of the hits
 /// that the hint cache does not answer (64Ki entries for 100k strings),
 /// which take the shard lock.
 ///
