@@ -160,6 +160,15 @@ fn record_size(len: usize) -> Option<usize> {
     }
 }
 
+/// The length byte of a record holding a string of `len` bytes: the
+/// length below [`LONG_LEN`], else [`ESCAPE`] (a 4-byte length follows).
+/// The one place the tag is chosen: [`Block::write`] writes it, and the
+/// id index keeps a copy (`Store`).
+#[inline(always)]
+pub(crate) fn tag_of(len: usize) -> u8 {
+    if len < LONG_LEN { len as u8 } else { ESCAPE }
+}
+
 /// Whether the `b.len()` bytes at `a` equal `b`. Strings of up to 64 bytes
 /// (most function names and file paths) are compared inline, with two or
 /// four overlapping loads per side (no call, so the caller's loop keeps
@@ -495,12 +504,11 @@ impl<'a> Block<'a> {
         unsafe {
             p.cast::<[u8; ID_BYTES]>().write_unaligned(id.to_le_bytes());
             let tag = p.add(ID_BYTES);
+            tag.write(tag_of(len));
             let bytes = if len < LONG_LEN {
-                tag.write(len as u8);
                 tag.add(1)
             } else {
                 self.long = true;
-                tag.write(ESCAPE);
                 // `record_size` refused lengths beyond `u32::MAX`.
                 tag.add(1)
                     .cast::<[u8; 4]>()
@@ -871,6 +879,36 @@ impl Arena {
         // contract): its id, then its length byte (or escape), then the
         // string, so `p + SHORT_PREFIX` is just past the length byte.
         unsafe { holds_at(p.add(SHORT_PREFIX), s).then(|| read_id(p)) }
+    }
+
+    /// The string whose record is at `loc` and whose length byte is
+    /// `tag`, without reading the record's length byte: the caller knows
+    /// it, so the string's length is known before the record's cache line
+    /// arrives (the id index keeps each record's tag for `resolve`).
+    ///
+    /// # Safety
+    ///
+    /// `loc` must be a location `push` returned since the last `clear`
+    /// (or 0), and `tag` that record's length byte: [`tag_of`] of the
+    /// length of the string pushed there (0 for location 0).
+    #[inline(always)]
+    pub(crate) unsafe fn str_tagged(&self, loc: Loc, tag: u8) -> &str {
+        let q = self.after_tag(loc);
+        debug_assert_eq!(tag, self.bytes(loc).len().min(LONG_LEN) as u8, "wrong tag");
+        // SAFETY: `q - 1` is the record's length byte, `tag` (the caller's
+        // guarantee): a short record's `tag` bytes follow it, a long
+        // record's 4-byte length and its bytes (as in `bytes_at`), all
+        // initialised and unchanged until `clear`, and readable through
+        // `q`, derived from the block's allocation. They were copied from
+        // a `&str`.
+        unsafe {
+            let bytes = if tag == ESCAPE {
+                long_bytes(q)
+            } else {
+                core::slice::from_raw_parts(q, usize::from(tag))
+            };
+            core::str::from_utf8_unchecked(bytes)
+        }
     }
 
     /// The string whose record is at `loc`; see [`Arena::bytes`].

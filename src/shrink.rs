@@ -14,6 +14,7 @@ use crate::arena::{
     Arena, CHUNK_FOOTER_SIZE, CHUNK_OVERHEAD, FIRST_CHUNK_CAPACITY, Loc, MALLOC_HEADER_SIZE,
     MAX_CHUNK_CAPACITY, PAGE_SIZE,
 };
+use crate::store::ENTRY_BYTES;
 #[cfg(doc)]
 use crate::table::Builder;
 use crate::table::{INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, StringTable};
@@ -107,9 +108,9 @@ fn table_bytes_for(capacity: usize) -> usize {
 fn index_capacity_for(bytes: usize) -> usize {
     let pages = (bytes + MALLOC_HEADER_SIZE) / PAGE_SIZE;
     if pages == 0 {
-        bytes / size_of::<Loc>()
+        bytes / ENTRY_BYTES
     } else {
-        (pages * PAGE_SIZE - MALLOC_HEADER_SIZE) / size_of::<Loc>()
+        (pages * PAGE_SIZE - MALLOC_HEADER_SIZE) / ENTRY_BYTES
     }
 }
 
@@ -280,20 +281,20 @@ impl<S: BuildHasher> StringTable<S> {
         }
         let cleared = self.len() == 1;
         let arena = self.store.arena.heap_bytes();
-        let index = self.store.locs.capacity() * size_of::<Loc>();
+        let index = self.store.locs.capacity() * ENTRY_BYTES;
         let table = self.table.allocation_size();
         // The fewest bytes each part can keep: what the strings need, or
         // after `clear`, a new table's sizes (never more than it holds).
         let (arena_floor, index_floor, table_floor) = if cleared {
             (
                 arena_heap_for(FIRST_CHUNK_CAPACITY),
-                INITIAL_INDEX_CAPACITY * size_of::<Loc>(),
+                INITIAL_INDEX_CAPACITY * ENTRY_BYTES,
                 table_bytes_for(INITIAL_TABLE_CAPACITY),
             )
         } else {
             (
                 arena,
-                self.len() * size_of::<Loc>(),
+                self.len() * ENTRY_BYTES,
                 table_bytes_for(self.table.len()),
             )
         };

@@ -1,21 +1,79 @@
 //! The read side shared by [`StringTable`](crate::StringTable) and
 //! [`Resolver`](crate::Resolver): the arena and the id index.
 
-use crate::arena::{Arena, Loc};
+use crate::arena::{Arena, Loc, tag_of};
 use crate::error::Error;
 use crate::id::StringId;
 
-/// Strings in id order: id `i`'s record is at `locs[i]`, four bytes per
-/// string. Id 0, `""`, is at location 0, the arena's empty block.
+/// An id-index entry: the location of a string's record and a copy of the
+/// record's length byte (the length below 255 bytes, else the escape), 5
+/// bytes, unaligned. With the length in the index, `resolve` knows it
+/// before the record's cache line arrives, so a caller's copy of the
+/// string does not wait for that miss to pick its path (`resolve_copy`
+/// in `benches/README.md`). Made only by [`Store`] from the string it
+/// stores, so the tag always matches the record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub(crate) struct Entry {
+    loc: [u8; 4],
+    tag: u8,
+}
+
+/// Bytes of an id-index entry.
+pub(crate) const ENTRY_BYTES: usize = size_of::<Entry>();
+
+impl Entry {
+    /// `""`'s entry: location 0 (the arena's static empty record), length
+    /// 0.
+    pub(crate) const EMPTY: Entry = Entry {
+        loc: [0; 4],
+        tag: 0,
+    };
+
+    /// The record's location.
+    #[inline(always)]
+    pub(crate) fn loc(self) -> Loc {
+        Loc::from_le_bytes(self.loc)
+    }
+}
+
+/// Strings in id order: id `i`'s record is at `locs[i].loc()`, five bytes
+/// per string. Id 0, `""`, is at location 0, the arena's empty block.
 #[derive(Debug)]
 pub(crate) struct Store {
     pub(crate) arena: Arena,
-    pub(crate) locs: Vec<Loc>,
+    pub(crate) locs: Vec<Entry>,
 }
 
 impl Store {
-    pub(crate) fn new(arena: Arena, locs: Vec<Loc>) -> Store {
+    /// A store of `arena` whose index holds only `""`'s entry; `locs` is
+    /// empty, with room reserved for at least that entry.
+    pub(crate) fn new(arena: Arena, mut locs: Vec<Entry>) -> Store {
+        debug_assert!(locs.is_empty() && locs.capacity() > 0);
+        locs.push(Entry::EMPTY);
         Store { arena, locs }
+    }
+
+    /// Appends the entry of `s`, just pushed into the arena at `loc` as the
+    /// record of the next id. The caller has reserved room.
+    #[inline(always)]
+    pub(crate) fn push_entry(&mut self, loc: Loc, s: &str) {
+        self.locs.push(Entry {
+            loc: loc.to_le_bytes(),
+            tag: tag_of(s.len()),
+        });
+    }
+
+    /// The string of `entry`, an entry of this store's index.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(crate) fn str_of(&self, entry: Entry) -> &str {
+        // SAFETY: index entries are made only by `push_entry`, from the
+        // location `Arena::push` returned for `s` and `tag_of(s.len())`,
+        // the length byte `push` wrote there, or are `Entry::EMPTY`
+        // (location 0, length 0); `clear` empties the index with the
+        // arena.
+        unsafe { self.arena.str_tagged(entry.loc(), entry.tag) }
     }
 
     /// Number of strings, `""` included.
@@ -27,7 +85,7 @@ impl Store {
     /// The string of index `i`; panics if `i >= len()`.
     #[inline]
     pub(crate) fn str_at(&self, i: usize) -> &str {
-        self.arena.str(self.locs[i])
+        self.str_of(self.locs[i])
     }
 
     /// Folds `f` over the strings of ids `front..back` in id order, reading
@@ -51,9 +109,9 @@ impl Store {
         }
         // Where the walk must stop: the record of id `back`, if any (a
         // walk stops there only if it is in the walk's block).
-        let stop = self.locs.get(back).copied().unwrap_or(0);
+        let stop = self.locs.get(back).map_or(0, |e| e.loc());
         while i < back {
-            let (a, n) = self.arena.walk(locs[i], stop, acc, &mut f);
+            let (a, n) = self.arena.walk(locs[i].loc(), stop, acc, &mut f);
             acc = a;
             i += n;
         }
@@ -62,12 +120,12 @@ impl Store {
 
     #[inline]
     pub(crate) fn resolve(&self, id: StringId) -> Option<&str> {
-        self.locs.get(id.index()).map(|&loc| self.arena.str(loc))
+        self.locs.get(id.index()).map(|&e| self.str_of(e))
     }
 
     /// Heap bytes of the arena and the index.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.arena.heap_bytes() + self.locs.capacity() * size_of::<Loc>()
+        self.arena.heap_bytes() + self.locs.capacity() * ENTRY_BYTES
     }
 
     /// Copies `s` into the arena as the record of id `id` (the next one)
@@ -77,7 +135,7 @@ impl Store {
         debug_assert!(self.locs.len() < self.locs.capacity());
         debug_assert_eq!(id as usize, self.locs.len());
         let loc = self.arena.push(s, id, budget)?;
-        self.locs.push(loc);
+        self.push_entry(loc, s);
         Ok(loc)
     }
 }

@@ -15,11 +15,11 @@ use crate::id::StringId;
 use crate::iter::Iter;
 use crate::limits::Limits;
 use crate::resolver::Resolver;
-use crate::store::Store;
+use crate::store::{ENTRY_BYTES, Store};
 
 /// Id-index entries in a new table: one 4 KiB page including the
-/// allocator's header (1,020 four-byte locations on 64-bit targets).
-pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / size_of::<Loc>();
+/// allocator's header (816 five-byte entries on 64-bit targets).
+pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / ENTRY_BYTES;
 
 /// Strings a new table's hash table holds before it first grows: 448, the
 /// capacity of 512 buckets (a 4-byte location slot plus 1 control byte
@@ -145,10 +145,10 @@ fn is_short(s: &str) -> bool {
 /// large index reallocations are `mremap`s, so growing more often costs
 /// little.
 fn next_index_capacity(cap: usize) -> usize {
-    let bytes = (cap + cap / 4 + 1).saturating_mul(size_of::<Loc>());
+    let bytes = (cap + cap / 4 + 1).saturating_mul(ENTRY_BYTES);
     let bytes =
         (bytes.saturating_add(MALLOC_HEADER_SIZE)).next_multiple_of(PAGE_SIZE) - MALLOC_HEADER_SIZE;
-    bytes / size_of::<Loc>()
+    bytes / ENTRY_BYTES
 }
 
 /// An upper bound on the bytes a full hashbrown table allocates when it
@@ -339,7 +339,7 @@ impl<S: BuildHasher> Builder<S> {
         } else {
             // Estimate the footprint; start empty if it does not fit.
             let estimate = bytes
-                .saturating_add(strings.saturating_mul(size_of::<Loc>()))
+                .saturating_add(strings.saturating_mul(ENTRY_BYTES))
                 .saturating_add(table_strings.saturating_mul(10))
                 .saturating_add(PAGE_SIZE);
             if estimate <= self.limits.get_max_bytes() {
@@ -377,14 +377,8 @@ impl<S: BuildHasher> Builder<S> {
     ) -> Result<StringTable<S>, Error> {
         let arena = Arena::with_capacity(bytes)?;
         let mut locs = Vec::new();
-        locs.try_reserve_exact(strings.max(1)).map_err(|_| {
-            Error::new(
-                ErrorKind::AllocFailed,
-                strings.saturating_mul(size_of::<Loc>()),
-            )
-        })?;
-        // The empty string, at location 0 (the arena's empty block).
-        locs.push(0);
+        locs.try_reserve_exact(strings.max(1))
+            .map_err(|_| Error::new(ErrorKind::AllocFailed, strings.saturating_mul(ENTRY_BYTES)))?;
         let mut table = HashTable::new();
         table
             .try_reserve(table_strings, |_: &Loc| 0)
@@ -649,7 +643,7 @@ impl<S: BuildHasher> StringTable<S> {
             && let Some(loc) = store.arena.push_in_place(s, n as u32)
         {
             let id = n as u32;
-            store.locs.push(loc);
+            store.push_entry(loc, s);
             let (arena, hasher) = (&store.arena, &self.hasher);
             self.table
                 .insert_unique(hash, loc, |&loc| rehash(hasher, arena, loc));
@@ -684,16 +678,16 @@ impl<S: BuildHasher> StringTable<S> {
         let locs = &mut self.store.locs;
         if locs.len() == locs.capacity() {
             let mut new_cap = next_index_capacity(locs.capacity());
-            if (new_cap - locs.capacity()) * size_of::<Loc>() > budget {
+            if (new_cap - locs.capacity()) * ENTRY_BYTES > budget {
                 // Near a byte limit, grow by what this string needs.
                 new_cap = locs.capacity() + 1;
             }
-            let cost = (new_cap - locs.capacity()) * size_of::<Loc>();
+            let cost = (new_cap - locs.capacity()) * ENTRY_BYTES;
             if cost > budget {
                 return Err(limit_error(cost));
             }
             locs.try_reserve_exact(new_cap - locs.len())
-                .map_err(|_| Error::new(ErrorKind::AllocFailed, new_cap * size_of::<Loc>()))?;
+                .map_err(|_| Error::new(ErrorKind::AllocFailed, new_cap * ENTRY_BYTES))?;
             budget = budget.saturating_sub(cost);
         }
         if self.table.len() == self.table.capacity() {
@@ -741,9 +735,10 @@ impl<S: BuildHasher> StringTable<S> {
         table
             .try_reserve(capacity.max(self.table.len()), rehash)
             .ok()?;
-        for &loc in &self.store.locs[1..] {
+        for &e in &self.store.locs[1..] {
             // Reserved above: no growth, so the hasher is never called.
-            table.insert_unique(rehash(&loc), loc, rehash);
+            let hash = hash_str(hasher, self.store.str_of(e));
+            table.insert_unique(hash, e.loc(), rehash);
         }
         debug_assert_eq!(
             table.len(),

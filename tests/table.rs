@@ -185,18 +185,18 @@ fn memory_limit_is_hard_and_named() {
 fn new_table_is_page_tuned() {
     let t = StringTable::new();
     let m = t.memory_usage();
-    // One 16 KiB chunk (with footer), a one-page index, a 512-bucket table
-    // (4-byte slots and a control byte each), and a few dozen bytes of
-    // bookkeeping.
+    // One 16 KiB chunk (with footer), a one-page index (5-byte entries:
+    // a location and a length byte), a 512-bucket table (4-byte slots and
+    // a control byte each), and a few dozen bytes of bookkeeping.
     let expected_min =
-        FIRST_CHUNK_CAPACITY + strtab::CHUNK_FOOTER_SIZE + INITIAL_INDEX_CAPACITY * 4 + 512 * 5;
+        FIRST_CHUNK_CAPACITY + strtab::CHUNK_FOOTER_SIZE + INITIAL_INDEX_CAPACITY * 5 + 512 * 5;
     assert!(
         m >= expected_min && m < expected_min + 256,
         "{m} vs {expected_min}"
     );
     assert_eq!(FIRST_CHUNK_CAPACITY + strtab::CHUNK_OVERHEAD, 4 * PAGE_SIZE);
     assert_eq!(
-        (INITIAL_INDEX_CAPACITY * 4 + strtab::MALLOC_HEADER_SIZE) % PAGE_SIZE,
+        (INITIAL_INDEX_CAPACITY * 5 + strtab::MALLOC_HEADER_SIZE) % PAGE_SIZE,
         0
     );
     assert_eq!(INITIAL_TABLE_CAPACITY, 448);
