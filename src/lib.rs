@@ -95,11 +95,15 @@
 //! - **Nothing is freed per string.** Strings live until the table is
 //!   dropped or cleared; [`StringTable::shrink_to`] after a `clear` frees
 //!   the chunks a burst left behind.
-//! - **Four bytes per id.** The id index stores, for each id, a packed
-//!   32-bit arena location (block and offset), not a 16-byte `&str`. It
-//!   starts at one page ([`INITIAL_INDEX_CAPACITY`] entries) and grows by
-//!   1.25x, rounded to whole pages. Each record also holds its id (4
-//!   bytes, once per string).
+//! - **Five bytes per id.** The id index stores, for each id, a packed
+//!   32-bit arena location (block and offset) and a copy of the record's
+//!   length byte, not a 16-byte `&str`: with the length in the index,
+//!   [`StringTable::resolve`] knows it before the string's own cache line
+//!   arrives, so a caller's copy of the string does not wait for that miss
+//!   (about 25% faster resolving on a cache-exceeding table, for 1 byte
+//!   per string). It starts at one page ([`INITIAL_INDEX_CAPACITY`]
+//!   entries) and grows by 1.25x, rounded to whole pages. Each record also
+//!   holds its id (4 bytes, once per string).
 //! - **A hash table of locations.** A `hashbrown` [`HashTable`] holds
 //!   4-byte slots, each a string's arena location, so a lookup goes from
 //!   the slot straight to the bytes (one dependent cache miss fewer than

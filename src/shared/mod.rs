@@ -173,9 +173,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///
 /// # Memory
 ///
-/// Per string, as `StringTable`'s, plus 4 bytes in the index (an 8-byte
-/// address instead of a 4-byte location, and up to half of the newest
-/// index segment unused), the hint cache (at most 680 KiB in all), and the
+/// Per string, as `StringTable`'s, plus 3 bytes in the index (an 8-byte
+/// address instead of a 5-byte location and length, and up to half of
+/// the newest index segment unused), the hint cache (at most 680 KiB in all), and the
 /// unused tails of each shard's arena chunks. Shards take no memory until
 /// their first string; then each has its own arena chunk (16 KiB) and hash
 /// table. [`memory_usage`](Self::memory_usage) counts all of it. Not part
