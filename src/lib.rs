@@ -100,8 +100,9 @@
 //!   length byte, not a 16-byte `&str`: with the length in the index,
 //!   [`StringTable::resolve`] knows it before the string's own cache line
 //!   arrives, so a caller's copy of the string does not wait for that miss
-//!   (about 25% faster resolving on a cache-exceeding table, for 1 byte
-//!   per string). It starts at one page ([`INITIAL_INDEX_CAPACITY`]
+//!   (resolving and copying strings of a cache-exceeding table ran 10% to
+//!   40% faster side by side, for 1 byte per string: `benches/README.md`,
+//!   lever 24). It starts at one page ([`INITIAL_INDEX_CAPACITY`]
 //!   entries) and grows by 1.25x, rounded to whole pages. Each record also
 //!   holds its id (4 bytes, once per string).
 //! - **A hash table of locations.** A `hashbrown` [`HashTable`] holds

@@ -163,8 +163,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///
 /// A `RwLock` would not help the first version: a read lock writes its
 /// line too. Memory per string with two threads
-/// (`examples/shared_memory.rs`, 100k strings): `StringTable` 19.7 bytes
-/// beyond the strings' own, this type 33.1 at 8 shards (the default on 2
+/// (`examples/shared_memory.rs`, 100k strings): `StringTable` 20.9 bytes
+/// beyond the strings' own (19.7 before its 5-byte index entries), this
+/// type 33.1 at 8 shards (the default on 2
 /// cores), 37.8 at 16, 40.5 at 64, 93.8 at 256: every shard's arena grows
 /// its chunks on its own, so many small shards leave many half-empty chunk
 /// tails (shard arenas double their chunks only up to 64 KiB, against
