@@ -2,8 +2,8 @@
 //! memory back after a burst.
 //!
 //! Kept out of the core modules: it only rebuilds the arena through
-//! [`Arena::with_capacity`], copies the id index and re-hashes the slots
-//! with the table's [`rehash`] helper.
+//! [`Arena::with_capacity`], copies the id index and rebuilds the hash
+//! table with the table's own [`StringTable::rebuilt_table`].
 
 use core::hash::BuildHasher;
 
