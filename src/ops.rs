@@ -12,7 +12,7 @@ use crate::iter::Strings;
 use crate::prefetch::prefetch;
 use crate::remap::{IdSet, Remap};
 use crate::resolver::Resolver;
-use crate::table::{Builder, StringTable, hash_str};
+use crate::table::{Builder, StringTable, hash_str, intern_failed};
 
 /// Strings handled per pipeline round of a batch: enough independent
 /// lookups to keep the CPU's outstanding cache misses busy. Measured on
@@ -152,28 +152,36 @@ impl<S: BuildHasher> StringTable<S> {
             ids.len(),
             "intern_batch needs one output id per input string"
         );
-        if !self.beyond_caches() {
+        let done = if self.beyond_caches() {
+            self.batch_pipelined(strings, ids)
+        } else {
             // Cache-resident: nothing to overlap, so exactly the caller's
             // own loop.
-            self.intern_each(strings, ids);
-            return;
-        }
-        if let Err(e) = self.batch_pipelined(strings, ids) {
-            panic!("{}", e.error);
+            self.intern_each(strings, ids)
+        };
+        if let Err(e) = done {
+            intern_failed(&e.error);
         }
     }
 
-    /// `intern` of each string into its id: `intern_batch` on a
-    /// cache-resident table, inlined into the caller's loop over samples
-    /// (out of line, its call and the registers it restores after each
-    /// hash cost more than the ids' address that the inlined loop reloads
-    /// per string: +3.6% against +1.8% instructions over the plain loop on
-    /// the WordPress replay).
+    /// `try_intern` of each string into its id, stopping at the first
+    /// error: the batch on a cache-resident table, inlined into the
+    /// caller's loop over samples (out of line, its call and the registers
+    /// it restores after each hash cost more than the ids' address that
+    /// the inlined loop reloads per string: +3.6% against +1.8%
+    /// instructions over the plain loop on the WordPress replay).
     #[inline(always)]
-    fn intern_each<T: AsRef<str>>(&mut self, strings: &[T], ids: &mut [StringId]) {
-        for (s, out) in strings.iter().zip(ids.iter_mut()) {
-            *out = self.intern(s.as_ref());
+    fn intern_each<T: AsRef<str>>(
+        &mut self,
+        strings: &[T],
+        ids: &mut [StringId],
+    ) -> Result<(), BatchError> {
+        for (i, (s, out)) in strings.iter().zip(ids.iter_mut()).enumerate() {
+            *out = self
+                .try_intern(s.as_ref())
+                .map_err(|error| BatchError { interned: i, error })?;
         }
+        Ok(())
     }
 
     /// Like [`intern_batch`](Self::intern_batch), but returns an error
@@ -209,16 +217,12 @@ impl<S: BuildHasher> StringTable<S> {
             ids.len(),
             "intern_batch needs one output id per input string"
         );
-        if !self.beyond_caches() {
+        if self.beyond_caches() {
+            self.batch_pipelined(strings, ids)
+        } else {
             // Cache-resident: nothing to overlap, so no pipeline overhead.
-            for (i, (s, out)) in strings.iter().zip(ids.iter_mut()).enumerate() {
-                *out = self
-                    .try_intern(s.as_ref())
-                    .map_err(|error| BatchError { interned: i, error })?;
-            }
-            return Ok(());
+            self.intern_each(strings, ids)
         }
-        self.batch_pipelined(strings, ids)
     }
 
     /// Whether the table is too large for the CPU's last-level cache, so

@@ -714,9 +714,7 @@ impl<S: BuildHasher> StringTable<S> {
             .insert_unique(hash, loc, |&loc| rehash(hasher, arena, loc));
         Ok(StringId::from_u32(id))
     }
-}
 
-impl<S: BuildHasher> StringTable<S> {
     /// A hash table with room for `capacity` strings holding every
     /// string's location but `""`'s, or `None` if the allocation fails
     /// (the table is unchanged). For growing and shrinking the hash table.
