@@ -435,7 +435,7 @@ impl<S: BuildHasher> StringTable<S> {
         if self.store.len() < 2 {
             return None;
         }
-        let one = self.store.locs[1].loc();
+        let one = self.store.entries()[1].loc();
         let index = self
             .table
             .find_bucket_index(hash_str(&self.hasher, self.store.str_at(1)), |&loc| {

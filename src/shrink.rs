@@ -281,7 +281,7 @@ impl<S: BuildHasher> StringTable<S> {
         }
         let cleared = self.len() == 1;
         let arena = self.store.arena.heap_bytes();
-        let index = self.store.locs.capacity() * ENTRY_BYTES;
+        let index = self.store.index_capacity() * ENTRY_BYTES;
         let table = self.table.allocation_size();
         // The fewest bytes each part can keep: what the strings need, or
         // after `clear`, a new table's sizes (never more than it holds).
@@ -334,7 +334,7 @@ impl<S: BuildHasher> StringTable<S> {
                 self.len()
             };
             let capacity = index_capacity_for(index_share).max(floor);
-            self.shrink_index(capacity);
+            self.store.shrink_index(capacity);
         }
     }
 
@@ -405,21 +405,6 @@ impl<S: BuildHasher> StringTable<S> {
             Some(new) if new.allocation_size() < before => self.table = new,
             _ => {}
         }
-    }
-
-    /// Copies the id index into one of `capacity` ids, if that is smaller;
-    /// keeps the old one if the allocation fails.
-    fn shrink_index(&mut self, capacity: usize) {
-        let locs = &self.store.locs;
-        if capacity >= locs.capacity() || capacity < locs.len() {
-            return;
-        }
-        let mut new = Vec::new();
-        if new.try_reserve_exact(capacity).is_err() || new.capacity() >= locs.capacity() {
-            return;
-        }
-        new.extend_from_slice(locs);
-        self.store.locs = new;
     }
 }
 

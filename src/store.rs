@@ -39,10 +39,16 @@ impl Entry {
 
 /// Strings in id order: id `i`'s record is at `locs[i].loc()`, five bytes
 /// per string. Id 0, `""`, is at location 0, the arena's empty block.
+///
+/// The index is private: [`str_of`](Self::str_of) trusts every entry to
+/// locate a record of this store's arena, so entries are only added by
+/// [`push_entry`](Self::push_entry) and only dropped with the arena's
+/// records ([`clear`](Self::clear)); other modules read them, reserve room
+/// and shrink the allocation.
 #[derive(Debug)]
 pub(crate) struct Store {
     pub(crate) arena: Arena,
-    pub(crate) locs: Vec<Entry>,
+    locs: Vec<Entry>,
 }
 
 impl Store {
@@ -80,6 +86,50 @@ impl Store {
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.locs.len()
+    }
+
+    /// The index entries, in id order.
+    #[inline]
+    pub(crate) fn entries(&self) -> &[Entry] {
+        &self.locs
+    }
+
+    /// Entries the index has room for without growing.
+    #[inline]
+    pub(crate) fn index_capacity(&self) -> usize {
+        self.locs.capacity()
+    }
+
+    /// Makes room in the index for `additional` more entries (exactly, as
+    /// `Vec::try_reserve_exact`).
+    pub(crate) fn try_reserve_index(
+        &mut self,
+        additional: usize,
+    ) -> Result<(), std::collections::TryReserveError> {
+        self.locs.try_reserve_exact(additional)
+    }
+
+    /// Copies the index into an allocation of `capacity` entries, if that
+    /// holds every entry and is smaller; keeps the old one if the
+    /// allocation fails.
+    pub(crate) fn shrink_index(&mut self, capacity: usize) {
+        let locs = &self.locs;
+        if capacity >= locs.capacity() || capacity < locs.len() {
+            return;
+        }
+        let mut new = Vec::new();
+        if new.try_reserve_exact(capacity).is_err() || new.capacity() >= locs.capacity() {
+            return;
+        }
+        new.extend_from_slice(locs);
+        self.locs = new;
+    }
+
+    /// Forgets every string but `""`, index and arena together, keeping
+    /// their memory.
+    pub(crate) fn clear(&mut self) {
+        self.locs.truncate(1);
+        self.arena.clear();
     }
 
     /// The string of index `i`; panics if `i >= len()`.

@@ -637,7 +637,7 @@ impl<S: BuildHasher> StringTable<S> {
         let n = self.store.len();
         let store = &mut self.store;
         if n < self.limits.get_max_strings()
-            && store.locs.len() < store.locs.capacity()
+            && n < store.index_capacity()
             && self.table.len() < self.table.capacity()
             // `max_strings <= u32::MAX`, so the id fits.
             && let Some(loc) = store.arena.push_in_place(s, n as u32)
@@ -675,18 +675,20 @@ impl<S: BuildHasher> StringTable<S> {
 
         // Reserve room in the index and the hash table first, so that the
         // final pushes cannot fail; then copy the bytes into the arena.
-        let locs = &mut self.store.locs;
-        if locs.len() == locs.capacity() {
-            let mut new_cap = next_index_capacity(locs.capacity());
-            if (new_cap - locs.capacity()) * ENTRY_BYTES > budget {
+        let store = &mut self.store;
+        let cap = store.index_capacity();
+        if store.len() == cap {
+            let mut new_cap = next_index_capacity(cap);
+            if (new_cap - cap) * ENTRY_BYTES > budget {
                 // Near a byte limit, grow by what this string needs.
-                new_cap = locs.capacity() + 1;
+                new_cap = cap + 1;
             }
-            let cost = (new_cap - locs.capacity()) * ENTRY_BYTES;
+            let cost = (new_cap - cap) * ENTRY_BYTES;
             if cost > budget {
                 return Err(limit_error(cost));
             }
-            locs.try_reserve_exact(new_cap - locs.len())
+            store
+                .try_reserve_index(new_cap - store.len())
                 .map_err(|_| Error::new(ErrorKind::AllocFailed, new_cap * ENTRY_BYTES))?;
             budget = budget.saturating_sub(cost);
         }
@@ -733,7 +735,7 @@ impl<S: BuildHasher> StringTable<S> {
         table
             .try_reserve(capacity.max(self.table.len()), rehash)
             .ok()?;
-        for &e in &self.store.locs[1..] {
+        for &e in &self.store.entries()[1..] {
             // Reserved above: no growth, so the hasher is never called.
             let hash = hash_str(hasher, self.store.str_of(e));
             table.insert_unique(hash, e.loc(), rehash);
@@ -874,8 +876,7 @@ impl<S> StringTable<S> {
     /// ```
     pub fn clear(&mut self) {
         self.table.clear();
-        self.store.locs.truncate(1);
-        self.store.arena.clear();
+        self.store.clear();
     }
 
     /// Freezes the table into a [`Resolver`]: drops the hash table first
