@@ -90,18 +90,28 @@ impl core::fmt::Debug for Hints {
 /// An entry: a tagged record address (see the module docs).
 type Entry = AtomicPtr<u8>;
 
-/// Bits of an address below the tag (48 on 64-bit targets, whose user
-/// addresses all fit).
-const ADDR_BITS: u32 = usize::BITS - 16;
-/// The address part of an entry.
-const ADDR_MASK: usize = (1 << ADDR_BITS) - 1;
+/// Bits of an entry above the address: the tag's (user addresses on
+/// today's 64-bit targets leave their top 16 bits clear).
+const TAG_BITS: u32 = 16;
+/// Bits of an entry below the tag.
+const ADDR_BITS: u32 = usize::BITS - TAG_BITS;
 
-/// The tag of a hash: its low 16 bits with the lowest set, so that no
-/// tag is 0 and an empty (null) entry matches none.
+/// The tag of a hash, in place: its low 16 bits with the lowest set (so
+/// that no tag is 0 and an empty, null, entry matches none), shifted to
+/// the entry's top bits.
 #[inline]
 fn tag_of(hash: u64) -> usize {
     // Truncation intended.
-    usize::from(hash as u16) | 1
+    usize::from(hash as u16 | 1) << ADDR_BITS
+}
+
+/// The record address in entry `e` if its tag is `tag` (from [`tag_of`]).
+/// The tag is known, so the address is `e - tag`: one subtraction, with the
+/// entry's provenance, where masking the tag off would take a constant, an
+/// `and` and the subtraction `map_addr` makes of it.
+#[inline(always)]
+fn addr_if(e: *mut u8, tag: usize) -> Option<*const u8> {
+    ((e.addr() ^ tag) >> ADDR_BITS == 0).then(|| e.wrapping_byte_sub(tag).cast_const())
 }
 
 /// The level in use, read once: its set mask and a hash's set.
@@ -177,17 +187,17 @@ impl Hints {
         let set = self.level().set(bits);
         let want = tag_of(hash);
         let first = set[0].load(Ordering::Acquire);
-        if first.addr() >> ADDR_BITS == want {
-            return Some(first.map_addr(|a| a & ADDR_MASK).cast_const());
+        if let Some(record) = addr_if(first, want) {
+            return Some(record);
         }
         let second = set[1].load(Ordering::Acquire);
-        if second.addr() >> ADDR_BITS == want {
+        if let Some(record) = addr_if(second, want) {
             // Another thread may change the set meanwhile: at worst an
             // entry is lost or doubled, which only costs a later lookup
             // its shortcut.
             set[0].store(second, Ordering::Release);
             set[1].store(first, Ordering::Release);
-            return Some(second.map_addr(|a| a & ADDR_MASK).cast_const());
+            return Some(record);
         }
         None
     }
@@ -207,9 +217,7 @@ impl Hints {
             return;
         }
         let set = level.set(bits);
-        let e = record
-            .cast_mut()
-            .map_addr(|a| a | (tag_of(hash) << ADDR_BITS));
+        let e = record.cast_mut().wrapping_byte_add(tag_of(hash));
         let way = usize::from(!set[0].load(Ordering::Relaxed).is_null());
         set[way].store(e, Ordering::Release);
     }
