@@ -15,14 +15,18 @@
 //! with no null test.
 //!
 //! A string found only in the shard's table is put in its set's second
-//! way (the first if empty); a hit there promotes it to the first. Hot
-//! strings so stay in the first way, where a hit writes nothing, and a
-//! string looked up once only evicts another such one: on the concurrent
+//! way (the first if empty), and a hit writes nothing, in either way. The
+//! first way so keeps the first string looked up in its set after the
+//! level was installed (a draw weighted by how often strings are
+//! interned: a hot one, most often), and a string looked up once only
+//! evicts another such one from the second way. On the concurrent
 //! benchmark's stream (one thread, 100k strings, a 64Ki-entry cache) the
-//! cache answers 78.6% of the hits, against 76.1% when every string was
-//! put first. Measured and not kept (`benches/README.md`): 4- and 8-way
-//! sets, new levels starting with the old one's hints, and switching
-//! levels earlier.
+//! cache answers 78.8% of the hits; 78.6% when a hit in the second way
+//! swapped the two ways (a write on 16.5% of the interns, each one taking
+//! the line from every other core that holds it), 76.1% when every string
+//! was put first. Measured and not kept (`benches/README.md`): 4- and
+//! 8-way sets, new levels starting with the old one's hints, and
+//! switching levels earlier.
 //!
 //! An entry is only a hint: a reader compares the record's bytes with its
 //! string, so a stale, overwritten or colliding entry costs a fall-back to
@@ -175,13 +179,8 @@ impl Hints {
 
     /// The record address the cache holds for a string with these hashes,
     /// if any: a candidate to check, published before the entry was
-    /// stored (the `Acquire` loads pair with the `Release` stores of `put`
-    /// and of the promotion here). Two ways per set, in one cache line.
-    ///
-    /// A hit in the second way promotes the entry to the first (the first
-    /// way's entry moves to the second): strings that keep being hit stay
-    /// in the first way, where [`put`](Self::put) never evicts them, and
-    /// a hit in the first way writes nothing.
+    /// stored (the `Acquire` loads pair with the `Release` stores of
+    /// `put`). Two ways per set, in one cache line. Writes nothing.
     #[inline]
     pub(crate) fn get(&self, hash: u64, bits: usize) -> Option<*const u8> {
         let set = self.level().set(bits);
@@ -190,16 +189,7 @@ impl Hints {
         if let Some(record) = addr_if(first, want) {
             return Some(record);
         }
-        let second = set[1].load(Ordering::Acquire);
-        if let Some(record) = addr_if(second, want) {
-            // Another thread may change the set meanwhile: at worst an
-            // entry is lost or doubled, which only costs a later lookup
-            // its shortcut.
-            set[0].store(second, Ordering::Release);
-            set[1].store(first, Ordering::Release);
-            return Some(record);
-        }
-        None
+        addr_if(set[1].load(Ordering::Acquire), want)
     }
 
     /// Remembers the record at `record` for a string with these hashes

@@ -116,7 +116,7 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   `StringTable` hit. A hint that is missing or stale only sends the
 ///   lookup on to the shard's hash table, which stays the authority; the
 ///   lookups there refresh the hints. A hit on a hinted string takes no
-///   lock and (in the set's first way) writes nothing. The hinted hit is
+///   lock and writes nothing. The hinted hit is
 ///   inlined into the caller; the locked path is out of line.
 /// - **A lock-free id index.** Ids come from one global counter, and the
 ///   id-to-record index is a list of segments of doubling size, allocated
@@ -151,7 +151,7 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// |---|---:|---:|
 /// | a shard `Mutex` on every lookup (first version) | 0.5x-0.8x | 1.1x-1.7x |
 /// | the hint cache, first version | 0.68x-0.82x | 0.76x-1.72x |
-/// | the hint cache (this type: header-masked levels, promotion, the hinted hit inlined, `parking_lot` locks) | 0.69x-1.21x | 1.18x-1.89x |
+/// | the hint cache (this type: header-masked levels, the hinted hit inlined, `parking_lot` locks) | 0.69x-1.21x | 1.18x-1.89x |
 /// | lasso `ThreadedRodeo`, for comparison | 0.45x-0.78x | 0.75x-1.42x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
