@@ -145,17 +145,22 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// 100k strings), on a 2-vCPU machine shared with other work, so noisy
 /// (ranges over several runs; `benches/README.md` has the side-by-side
 /// runs); throughput relative to one thread doing all the interns with
-/// `StringTable`:
+/// `StringTable`. The first four rows are against a `StringTable` that
+/// interned on the main thread, which often ran slower than one on a
+/// spawned thread (by up to a third), so they flatter the shared table;
+/// the last two are against the same `StringTable` on a spawned thread:
 ///
 /// | variant | 1 thread | 2 threads |
 /// |---|---:|---:|
 /// | a shard `Mutex` on every lookup (first version) | 0.5x-0.8x | 1.1x-1.7x |
 /// | the hint cache, first version | 0.68x-0.82x | 0.76x-1.72x |
-/// | the hint cache (this type: header-masked levels, the hinted hit inlined, `parking_lot` locks) | 0.69x-1.21x | 1.18x-1.89x |
+/// | the hint cache (header-masked levels, the hinted hit inlined, `parking_lot` locks) | 0.69x-1.21x | 1.18x-1.89x |
 /// | lasso `ThreadedRodeo`, for comparison | 0.45x-0.78x | 0.75x-1.42x |
+/// | this type (no writes on a hinted hit), against the spawned-thread baseline | 0.65x-0.76x | 1.34x-1.50x |
+/// | lasso `ThreadedRodeo`, against the spawned-thread baseline | 0.51x-0.55x | 0.80x-0.98x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
-/// -w thread-stream`): `StringTable` 155, this type 184 (200 with
+/// -w thread-stream`): `StringTable` 156, this type 182 (200 with
 /// `std::sync::Mutex`, the shard's push out of line and `str`'s `Hash`),
 /// lasso `ThreadedRodeo` 256. The difference is mostly the fifth of the hits
 /// that the hint cache does not answer (64Ki entries for 100k strings),
@@ -165,8 +170,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// line too. Memory per string with two threads
 /// (`examples/shared_memory.rs`, 100k strings): `StringTable` 20.9 bytes
 /// beyond the strings' own (19.7 before its 5-byte index entries), this
-/// type 33.1 at 8 shards (the default on 2
-/// cores), 37.8 at 16, 40.5 at 64, 93.8 at 256: every shard's arena grows
+/// type 33.8 at 8 shards (the default on 2
+/// cores), 37.8 at 16, 40.6 at 64, 94.0 at 256: every shard's arena grows
 /// its chunks on its own, so many small shards leave many half-empty chunk
 /// tails (shard arenas double their chunks only up to 64 KiB, against
 /// 256 KiB for a `StringTable`, which took 8 shards from 44.3 to 33.1);
