@@ -147,7 +147,7 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// runs); throughput relative to one thread doing all the interns with
 /// `StringTable`. The first four rows are against a `StringTable` that
 /// interned on the main thread, which often ran slower than one on a
-/// spawned thread (by up to a third), so they flatter the shared table;
+/// spawned thread (up to 1.46x its time), so they flatter the shared table;
 /// the last two are against the same `StringTable` on a spawned thread:
 ///
 /// | variant | 1 thread | 2 threads |
