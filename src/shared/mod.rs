@@ -156,8 +156,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | the hint cache, first version | 0.68x-0.82x | 0.76x-1.72x |
 /// | the hint cache (header-masked levels, the hinted hit inlined, `parking_lot` locks) | 0.69x-1.21x | 1.18x-1.89x |
 /// | lasso `ThreadedRodeo`, for comparison | 0.45x-0.78x | 0.75x-1.42x |
-/// | this type (no writes on a hinted hit), against the spawned-thread baseline | 0.65x-0.76x | 1.34x-1.50x |
-/// | lasso `ThreadedRodeo`, against the spawned-thread baseline | 0.51x-0.55x | 0.80x-0.98x |
+/// | this type (no writes on a hinted hit), against the spawned-thread baseline | 0.65x-0.85x | 1.32x-1.53x |
+/// | lasso `ThreadedRodeo`, against the spawned-thread baseline | 0.49x-0.60x | 0.80x-1.09x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
 /// -w thread-stream`): `StringTable` 156, this type 182 (200 with
