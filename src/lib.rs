@@ -103,8 +103,12 @@
 //!   (resolving and copying strings of a cache-exceeding table ran 10% to
 //!   40% faster side by side, for 1 byte per string: `benches/README.md`,
 //!   lever 24). It starts at one page ([`INITIAL_INDEX_CAPACITY`]
-//!   entries) and grows by 1.25x, rounded to whole pages. Each record also
-//!   holds its id (4 bytes, once per string).
+//!   entries) and doubles, rounded to whole pages: an index reallocated
+//!   inside the heap moves and leaves its old buffer freed but resident,
+//!   and doubling leaves the fewest such holes (a smaller factor left RSS
+//!   15 bytes per string higher, `benches/README.md`); its unused tail is
+//!   never written, so not resident. Each record also holds its id (4
+//!   bytes, once per string).
 //! - **A hash table of locations.** A `hashbrown` [`HashTable`] holds
 //!   4-byte slots, each a string's arena location, so a lookup goes from
 //!   the slot straight to the bytes (one dependent cache miss fewer than

@@ -2,8 +2,9 @@
 //! memory back after a burst.
 //!
 //! Kept out of the core modules: it only rebuilds the arena through
-//! [`Arena::with_capacity`], copies the id index and rebuilds the hash
-//! table with the table's own [`StringTable::rebuilt_table`].
+//! [`Arena::with_capacity`], has the store copy its id index into a
+//! smaller allocation (`Store::shrink_index`) and rebuilds the hash table
+//! with the table's own [`StringTable::rebuilt_table`].
 
 use core::hash::BuildHasher;
 

@@ -110,15 +110,20 @@ impl Store {
     }
 
     /// Copies the index into an allocation of `capacity` entries, if that
-    /// holds every entry and is smaller; keeps the old one if the
-    /// allocation fails.
+    /// holds every entry and is smaller. If the allocator refuses it, an
+    /// allocation of exactly the entries is tried (after a `clear`, a few
+    /// bytes: the index then grows again from there); if that is refused
+    /// too, the old allocation is kept.
     pub(crate) fn shrink_index(&mut self, capacity: usize) {
         let locs = &self.locs;
         if capacity >= locs.capacity() || capacity < locs.len() {
             return;
         }
         let mut new = Vec::new();
-        if new.try_reserve_exact(capacity).is_err() || new.capacity() >= locs.capacity() {
+        if new.try_reserve_exact(capacity).is_err() && new.try_reserve_exact(locs.len()).is_err() {
+            return;
+        }
+        if new.capacity() >= locs.capacity() {
             return;
         }
         new.extend_from_slice(locs);
