@@ -125,11 +125,8 @@ type Run = fn(&[Vec<&str>], u64) -> Duration;
 
 fn string_table_one_thread(streams: &[Vec<&str>], iters: u64) -> Duration {
     // All the streams, one after another, on one spawned thread, into a
-    // table made on this thread: the conditions the other rows run in
-    // (until 2026-12-01 the interns ran on the main thread, and that row
-    // was often the slower of the two StringTable rows at one thread,
-    // `per_thread_merge` being the other). The lock is taken once per
-    // run.
+    // table made on this thread: the conditions the other rows run in.
+    // The lock is taken once per run.
     let all: Vec<&str> = streams.iter().flatten().copied().collect();
     timed(
         iters,

@@ -187,6 +187,8 @@ impl Hints {
     pub(crate) fn get(&self, hash: u64, bits: usize) -> Option<*const u8> {
         let set = self.level().set(bits);
         let want = tag_of(hash);
+        // Two statements rather than `or_else`, which compiled to 0.8 more
+        // instructions per intern (callgrind, `thread-stream`).
         let first = set[0].load(Ordering::Acquire);
         if let Some(record) = addr_if(first, want) {
             return Some(record);
