@@ -49,6 +49,23 @@
 //!   buffer (strtab only; an intern call).
 //!
 //! Prints `ops=N` (the operation count) on stderr.
+//!
+//! The same runs also give wall times side by side, free of the drift
+//! between criterion's benchmarks (each measured minutes after the one
+//! before on a shared machine):
+//!
+//! ```text
+//! taskset -c 1 target/release/deps/profile-HASH rounds 9 \
+//!     stream,get-miss strtab,lasso,si-string,si-buffer,blazinterner
+//! ```
+//!
+//! prepares each implementation's run of a workload, then times them in
+//! `N` interleaved rounds (see [`rounds`]) and prints markdown. Left out
+//! by default there: the `indexset` and `naive-hashmap` baselines, whose
+//! 100k allocations per run leave glibc work (consolidating the freed
+//! chunks) that the next implementation's large allocations pay for: two
+//! `fill-hint` runs of strtab right after one of `naive-hashmap` took 11
+//! ms each instead of 2.7.
 
 use std::hash::BuildHasher;
 use std::hint::black_box;
@@ -141,13 +158,87 @@ fn workload_replay_loop(replay: &Replay<'_>, ids: &mut [StringId]) -> StringTabl
     t
 }
 
-/// The 100k unique strings.
-fn unique() -> Vec<String> {
-    setup::unique_strings(setup::UNIQUE, setup::SEED)
-}
+/// The inputs, built once per process and shared by every implementation
+/// (the rounds mode prepares them all side by side).
+mod inputs {
+    use std::sync::OnceLock;
 
-fn as_strs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
+    use super::setup::{self, Replay, ReplayProfile};
+
+    /// The 100k unique strings.
+    pub(crate) fn unique_owned() -> &'static [String] {
+        static S: OnceLock<Vec<String>> = OnceLock::new();
+        S.get_or_init(|| setup::unique_strings(setup::UNIQUE, setup::SEED))
+    }
+
+    pub(crate) fn unique() -> &'static [&'static str] {
+        static S: OnceLock<Vec<&'static str>> = OnceLock::new();
+        S.get_or_init(|| unique_owned().iter().map(String::as_str).collect())
+    }
+
+    /// Workload 2's skewed stream of 1M interns.
+    pub(crate) fn stream() -> &'static [&'static str] {
+        static S: OnceLock<Vec<&'static str>> = OnceLock::new();
+        S.get_or_init(|| setup::skewed_stream(unique(), setup::STREAM_LEN, setup::SEED))
+    }
+
+    /// One thread's stream of the concurrent benchmark.
+    pub(crate) fn thread_stream() -> &'static [&'static str] {
+        static S: OnceLock<Vec<&'static str>> = OnceLock::new();
+        S.get_or_init(|| setup::thread_streams(unique(), 1, setup::THREAD_STREAM_LEN).remove(0))
+    }
+
+    /// The unique strings, shuffled (`get` hits).
+    pub(crate) fn hits() -> &'static [&'static str] {
+        static S: OnceLock<Vec<&'static str>> = OnceLock::new();
+        S.get_or_init(|| setup::shuffled(unique_owned(), setup::SEED))
+    }
+
+    /// As `benches/workloads/get.rs`: 100k strings not in the table.
+    pub(crate) fn misses() -> &'static [&'static str] {
+        static OWNED: OnceLock<Vec<String>> = OnceLock::new();
+        static S: OnceLock<Vec<&'static str>> = OnceLock::new();
+        S.get_or_init(|| {
+            let present: std::collections::HashSet<&str> = unique().iter().copied().collect();
+            let owned = OWNED.get_or_init(|| {
+                setup::unique_strings(setup::UNIQUE + setup::UNIQUE / 2, setup::MISS_SEED)
+                    .into_iter()
+                    .filter(|s| !present.contains(s.as_str()))
+                    .take(setup::UNIQUE)
+                    .collect()
+            });
+            assert_eq!(owned.len(), setup::UNIQUE);
+            owned.iter().map(String::as_str).collect()
+        })
+    }
+
+    /// The WordPress fixture's 1,059 strings.
+    pub(crate) fn wordpress() -> &'static [&'static str] {
+        static OWNED: OnceLock<Vec<String>> = OnceLock::new();
+        static S: OnceLock<Vec<&'static str>> = OnceLock::new();
+        S.get_or_init(|| {
+            OWNED
+                .get_or_init(setup::wordpress_strings)
+                .iter()
+                .map(String::as_str)
+                .collect()
+        })
+    }
+
+    /// The intern calls of a profile build: `"wordpress"` or `"sim"`.
+    pub(crate) fn replay(source: &str) -> &'static Replay<'static> {
+        static WP: OnceLock<ReplayProfile> = OnceLock::new();
+        static SIM: OnceLock<ReplayProfile> = OnceLock::new();
+        static WP_REPLAY: OnceLock<Replay<'static>> = OnceLock::new();
+        static SIM_REPLAY: OnceLock<Replay<'static>> = OnceLock::new();
+        match source {
+            "wordpress" => {
+                WP_REPLAY.get_or_init(|| WP.get_or_init(ReplayProfile::wordpress).replay())
+            }
+            "sim" => SIM_REPLAY.get_or_init(|| SIM.get_or_init(ReplayProfile::sim).replay()),
+            _ => panic!("unknown replay source {source}"),
+        }
+    }
 }
 
 fn table_of<T: Interner>(strings: &[&str]) -> T {
@@ -158,116 +249,225 @@ fn table_of<T: Interner>(strings: &[&str]) -> T {
     t
 }
 
-/// Runs `workload` once on `T`; returns the operation count.
-fn run<T: Interner>(workload: &str) -> usize {
+/// One run of a workload, ready to call: its inputs (and, for the
+/// read-only workloads, its table) are built; each call runs the measured
+/// part once, and what criterion's `Bencher::iter` would time with it
+/// (dropping a fresh table, clearing a reused buffer).
+type Prepared = Box<dyn FnMut()>;
+
+/// Prepares `workload` on `T`; returns the run and its operation count.
+fn prepare<T: Interner + 'static>(workload: &str) -> (Prepared, usize) {
+    use inputs::{hits, misses, replay, stream, thread_stream, unique, wordpress};
     match workload {
-        "stream" | "hash_only" | "hash_bytes" | "resolve" => {
-            let strings = unique();
-            let stream = setup::skewed_stream(&strings, setup::STREAM_LEN, setup::SEED);
-            match workload {
-                "stream" => drop(black_box(workload_fresh::<T>(&stream))),
-                "hash_only" => workload_hash(&stream),
-                "hash_bytes" => workload_hash_bytes(&stream),
-                _ => {
-                    let mut t = T::new();
-                    let ids: Vec<u32> = stream.iter().map(|s| t.intern(s)).collect();
-                    let mut buf = Vec::with_capacity(setup::total_bytes(&stream) + 4 * ids.len());
-                    workload_resolve(&t, &ids, &mut buf);
-                    black_box(&buf);
-                }
-            }
-            stream.len()
-        }
-        "thread-stream" => {
-            let strings = unique();
-            let streams = setup::thread_streams(&strings, 1, setup::THREAD_STREAM_LEN);
-            drop(black_box(workload_fresh::<T>(&streams[0])));
-            streams[0].len()
-        }
-        "fill" | "fill-hint" => {
-            let strings = unique();
-            let uniq = as_strs(&strings);
-            let t: T = if workload == "fill" {
-                workload_fresh(&uniq)
-            } else {
-                workload_fresh_hint(&uniq, uniq.len() + 1, setup::total_bytes(&uniq))
+        "stream" => (
+            Box::new(|| drop(black_box(workload_fresh::<T>(stream())))),
+            stream().len(),
+        ),
+        "hash_only" => (Box::new(|| workload_hash(stream())), stream().len()),
+        "hash_bytes" => (Box::new(|| workload_hash_bytes(stream())), stream().len()),
+        "resolve" => {
+            let mut t = T::new();
+            let ids: Vec<u32> = stream().iter().map(|s| t.intern(s)).collect();
+            let mut buf = Vec::with_capacity(setup::total_bytes(stream()) + 4 * ids.len());
+            let run = move || {
+                buf.clear();
+                workload_resolve(&t, &ids, &mut buf);
+                black_box(buf.as_ptr());
             };
-            drop(black_box(t));
-            uniq.len()
+            (Box::new(run), stream().len())
+        }
+        "thread-stream" => (
+            Box::new(|| drop(black_box(workload_fresh::<T>(thread_stream())))),
+            thread_stream().len(),
+        ),
+        "fill" => (
+            Box::new(|| drop(black_box(workload_fresh::<T>(unique())))),
+            unique().len(),
+        ),
+        "fill-hint" => {
+            let (strings, bytes) = (unique().len() + 1, setup::total_bytes(unique()));
+            let run = move || {
+                drop(black_box(workload_fresh_hint::<T>(
+                    unique(),
+                    strings,
+                    bytes,
+                )))
+            };
+            (Box::new(run), unique().len())
         }
         "get-hit" | "get-miss" => {
-            let strings = unique();
-            let mut t: T = table_of(&as_strs(&strings));
+            let mut t: T = table_of(unique());
             let input = if workload == "get-hit" {
-                setup::shuffled(&strings, setup::SEED)
+                hits()
             } else {
-                // As `benches/workloads/get.rs`: 100k strings not in the table.
-                let others =
-                    setup::unique_strings(setup::UNIQUE + setup::UNIQUE / 2, setup::MISS_SEED);
-                let present: std::collections::HashSet<&str> =
-                    as_strs(&strings).into_iter().collect();
-                let misses: Vec<String> = others
-                    .into_iter()
-                    .filter(|s| !present.contains(s.as_str()))
-                    .take(setup::UNIQUE)
-                    .collect();
-                assert_eq!(misses.len(), setup::UNIQUE);
-                workload_get(&mut t, &as_strs(&misses));
-                return misses.len();
+                misses()
             };
-            workload_get(&mut t, &input);
-            input.len()
+            (Box::new(move || workload_get(&mut t, input)), input.len())
         }
         "iterate" => {
-            let strings = unique();
-            let t: T = table_of(&as_strs(&strings));
-            let mut buf = Vec::with_capacity(setup::total_bytes(&strings) + 4 * (t.len()));
-            workload_iterate(&t, &mut buf);
-            black_box(&buf);
-            t.len()
+            let t: T = table_of(unique());
+            let mut buf = Vec::with_capacity(setup::total_bytes(unique()) + 4 * t.len());
+            let run = move || {
+                buf.clear();
+                workload_iterate(&t, &mut buf);
+                black_box(buf.as_ptr());
+            };
+            (Box::new(run), unique().len() + 1)
         }
-        "wordpress" | "wordpress-reintern" => {
-            let strings = setup::wordpress_strings();
-            let strings = as_strs(&strings);
-            if workload == "wordpress" {
-                drop(black_box(workload_fresh::<T>(&strings)));
-            } else {
-                let mut t: T = table_of(&strings);
-                workload_intern(&mut t, &strings);
-            }
-            strings.len()
+        "wordpress" => (
+            Box::new(|| drop(black_box(workload_fresh::<T>(wordpress())))),
+            wordpress().len(),
+        ),
+        "wordpress-reintern" => {
+            let mut t: T = table_of(wordpress());
+            (
+                Box::new(move || workload_intern(&mut t, wordpress())),
+                wordpress().len(),
+            )
         }
         _ => {
             let Some(rest) = workload.strip_prefix("replay-") else {
                 panic!("unknown workload {workload}");
             };
             let (source, variant) = rest.split_once('-').unwrap_or((rest, ""));
-            let profile = match source {
-                "wordpress" => setup::ReplayProfile::wordpress(),
-                "sim" => setup::ReplayProfile::sim(),
+            let replay = replay(source);
+            let calls = replay.strings.len();
+            if variant.is_empty() {
+                let run = || drop(black_box(workload_fresh::<T>(&replay.strings)));
+                return (Box::new(run), calls);
+            }
+            assert_eq!(
+                std::any::type_name::<T>(),
+                std::any::type_name::<setup::Strtab<Fold>>(),
+                "{workload} is strtab only"
+            );
+            let mut ids = vec![StringId::EMPTY; replay.max_sample_len()];
+            let run: Prepared = match variant {
+                "batch" => {
+                    Box::new(move || drop(black_box(workload_replay_batch(replay, &mut ids))))
+                }
+                "loop" => Box::new(move || drop(black_box(workload_replay_loop(replay, &mut ids)))),
                 _ => panic!("unknown workload {workload}"),
             };
-            let replay = profile.replay();
-            let mut ids = vec![StringId::EMPTY; replay.max_sample_len()];
-            match variant {
-                "" => drop(black_box(workload_fresh::<T>(&replay.strings))),
-                "batch" | "loop" => {
-                    assert_eq!(
-                        std::any::type_name::<T>(),
-                        std::any::type_name::<setup::Strtab<Fold>>(),
-                        "{workload} is strtab only"
-                    );
-                    let t = if variant == "batch" {
-                        workload_replay_batch(&replay, &mut ids)
-                    } else {
-                        workload_replay_loop(&replay, &mut ids)
-                    };
-                    drop(black_box(t));
-                }
-                _ => panic!("unknown workload {workload}"),
-            }
-            replay.strings.len()
+            (run, calls)
         }
+    }
+}
+
+/// [`prepare`] for one implementation.
+type Prepare = fn(&str) -> (Prepared, usize);
+
+/// Every implementation's label, in table order, and [`prepare`] for it.
+const IMPLS: &[(&str, Prepare)] = {
+    use setup::{Blaz, IdxSet, Lasso, LassoThreaded, Naive, Shared, SiBuffer, SiString, Strtab};
+    &[
+        ("strtab", prepare::<Strtab<Fold>>),
+        ("lasso", prepare::<Lasso<Fold>>),
+        ("si-string", prepare::<SiString<Fold>>),
+        ("si-buffer", prepare::<SiBuffer<Fold>>),
+        ("blazinterner", prepare::<Blaz<Fold>>),
+        ("indexset", prepare::<IdxSet<Fold>>),
+        ("naive-hashmap", prepare::<Naive<Fold>>),
+        ("strtab-shared", prepare::<Shared<Fold>>),
+        ("lasso-threaded", prepare::<LassoThreaded<Fold>>),
+    ]
+};
+
+/// The peers of the best-peer ratio (the `indexset` and `naive-hashmap`
+/// baselines are shown, not counted).
+const PEERS: &[&str] = &["lasso", "si-string", "si-buffer", "blazinterner"];
+
+fn prepare_named(imp: &str, workload: &str) -> (Prepared, usize) {
+    let &(_, prepare) = IMPLS
+        .iter()
+        .find(|(name, _)| *name == imp)
+        .unwrap_or_else(|| panic!("unknown implementation {imp}"));
+    prepare(workload)
+}
+
+/// Wall time of one sample: calls of a run are repeated to take at least
+/// this long.
+const SAMPLE: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// `rounds N WORKLOADS IMPLS`: for each workload in turn, its
+/// implementations prepared side by side, then `N` rounds in which each
+/// takes one sample (one untimed run, then its run repeated for about
+/// [`SAMPLE`]), in an order rotated each round, so that a machine whose
+/// speed drifts slows all of them alike (criterion measures one benchmark
+/// after another, minutes apart). Each workload's tables are dropped
+/// before the next is prepared, so that the allocator's state is the
+/// workload's own, as in criterion. Prints a markdown table of each
+/// implementation's median time per run.
+fn rounds(rounds: usize, workloads: &[&str], impls: &[&str]) {
+    println!(
+        "{rounds} interleaved rounds, median wall time per run (each sample about {SAMPLE:?} of repeated runs)\n"
+    );
+    println!("| workload | implementation | median per run | per operation | time / first row |");
+    println!("|---|---|---:|---:|---:|");
+    for &w in workloads {
+        let mut runs: Vec<(&str, Prepared, usize, u32)> = Vec::new();
+        for &imp in impls {
+            let (mut run, ops) = prepare_named(imp, w);
+            // Warm up, then size the sample.
+            run();
+            let start = std::time::Instant::now();
+            run();
+            let once = start.elapsed().max(std::time::Duration::from_nanos(1));
+            let reps = u32::try_from(SAMPLE.as_nanos().div_ceil(once.as_nanos()))
+                .unwrap_or(u32::MAX)
+                .max(1);
+            runs.push((imp, run, ops, reps));
+        }
+        let mut times: Vec<Vec<f64>> = vec![Vec::new(); runs.len()];
+        for round in 0..rounds {
+            for k in 0..runs.len() {
+                let i = (k + round) % runs.len();
+                let (_, run, _, reps) = &mut runs[i];
+                // One untimed run first, as criterion warms up each
+                // benchmark on its own data: the caches hold this
+                // implementation's data, not the previous one's.
+                run();
+                let start = std::time::Instant::now();
+                for _ in 0..*reps {
+                    run();
+                }
+                times[i].push(start.elapsed().as_secs_f64() / f64::from(*reps));
+            }
+        }
+        let medians: Vec<f64> = times
+            .iter_mut()
+            .map(|v| {
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            })
+            .collect();
+        for (&(imp, _, ops, _), &m) in runs.iter().zip(&medians) {
+            println!(
+                "| `{w}` | {imp} | {} | {:.1} ns | {:.2} |",
+                human(m),
+                m * 1e9 / ops as f64,
+                m / medians[0]
+            );
+        }
+        let best = (0..runs.len())
+            .filter(|&i| PEERS.contains(&runs[i].0))
+            .min_by(|&a, &b| medians[a].total_cmp(&medians[b]));
+        if let (Some(b), Some(s)) = (best, runs.iter().position(|r| r.0 == "strtab")) {
+            println!(
+                "| `{w}` | best peer ({}) / strtab | | | **{:.2}x** |",
+                runs[b].0,
+                medians[b] / medians[s]
+            );
+        }
+    }
+}
+
+/// `s` seconds with a unit.
+fn human(s: f64) -> String {
+    if s >= 1e-3 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{:.1} µs", s * 1e6)
     }
 }
 
@@ -276,39 +476,31 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    let (workload, imp) = match args.as_slice() {
-        [w, i] => (w.as_str(), i.as_str()),
-        _ => {
-            // `cargo bench` runs every bench target: do nothing by default.
-            eprintln!("usage: profile WORKLOAD IMPL (see the module docs)");
-            return;
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        ["rounds", n, workloads, rest @ ..] => {
+            let n = n.parse().expect("rounds N: a number");
+            let workloads: Vec<&str> = workloads.split(',').collect();
+            let impls: Vec<&str> = match rest {
+                [impls] => impls.split(',').collect(),
+                _ => IMPLS[..5].iter().map(|&(name, _)| name).collect(),
+            };
+            rounds(n, &workloads, &impls);
         }
-    };
-    let mut ops = None;
-    let mut pick = |name: &str, f: &dyn Fn() -> usize| {
-        if name == imp {
+        [workload, imp] => {
             let start = std::time::Instant::now();
-            ops = Some(f());
+            let (mut run, ops) = prepare_named(imp, workload);
+            run();
             // Includes building the data (and the table, for the
             // read-only workloads).
-            eprintln!("ran {workload} on {name} in {:?}", start.elapsed());
+            eprintln!("ran {workload} on {imp} in {:?}", start.elapsed());
+            eprintln!("ops={ops}");
         }
-    };
-    macro_rules! one {
-        ($t:ty, $name:expr) => {
-            pick($name, &|| run::<$t>(workload))
-        };
+        _ => {
+            // `cargo bench` runs every bench target: do nothing by default.
+            eprintln!(
+                "usage: profile WORKLOAD IMPL | profile rounds N WORKLOADS [IMPLS] (see the module docs)"
+            );
+        }
     }
-    use setup::{Blaz, IdxSet, Lasso, LassoThreaded, Naive, Shared, SiBuffer, SiString, Strtab};
-    one!(Strtab<Fold>, "strtab");
-    one!(Lasso<Fold>, "lasso");
-    one!(SiString<Fold>, "si-string");
-    one!(SiBuffer<Fold>, "si-buffer");
-    one!(Blaz<Fold>, "blazinterner");
-    one!(IdxSet<Fold>, "indexset");
-    one!(Naive<Fold>, "naive-hashmap");
-    one!(Shared<Fold>, "strtab-shared");
-    one!(LassoThreaded<Fold>, "lasso-threaded");
-    let ops = ops.unwrap_or_else(|| panic!("unknown implementation {imp}"));
-    eprintln!("ops={ops}");
 }
