@@ -11,11 +11,12 @@
 //! string's bytes. A record never straddles blocks. It is located by a
 //! packed 32-bit [`Loc`]: the block number in the high [`BLOCK_BITS`] bits
 //! and the record's offset within the block in the low [`LOCAL_BITS`]
-//! bits. A `Loc` is self-contained, so the hash table's 4-byte slots are
-//! locations: a lookup reads the string, then its id beside it, without
-//! first reading the id index (one dependent cache miss fewer per hit),
-//! and an id costs 4 bytes once, in the record, rather than in every slot
-//! of a hash table that is at most 7/8 full.
+//! bits. A `Loc` is self-contained, so the hash table's slots are
+//! locations (with a copy of the record's length byte): a lookup reads
+//! the string, then its id beside it, without first reading the id index
+//! (one dependent cache miss fewer per hit), and an id costs 4 bytes
+//! once, in the record, rather than in every slot of a hash table that is
+//! at most 7/8 full.
 //!
 //! Reading a record is two loads: the block's base address from the block
 //! list (a flat array, indexed without a bounds check), then the length
@@ -748,22 +749,32 @@ impl Arena {
     }
 
     /// Looks up a string of fewer than [`LONG_LEN`] bytes in `table`,
-    /// whose elements' records are at `loc(element)`.
+    /// whose elements give their record's location and a copy of its
+    /// length byte (`slot(element)`).
     ///
-    /// The probe loop filters candidates by the record's first byte, which
-    /// for a short record is its length: one load and a compare, no call,
-    /// so hashbrown's loop keeps its state in registers. The candidate
-    /// that passes (almost always the only one with this control byte and
-    /// length) is then compared byte for byte, through the address the
-    /// filter read. [`Probe::Unsure`] if that candidate is another string
-    /// (the caller then compares every candidate in full).
+    /// The probe loop filters candidates by that copy of the length byte,
+    /// held in the element itself: a compare, no call and no read of the
+    /// record, so hashbrown's loop keeps its state in registers and a
+    /// candidate of another length costs no cache miss into the arena.
+    /// The candidate that passes (almost always the only one with this
+    /// control byte and length) is then compared byte for byte.
+    /// [`Probe::Unsure`] if that candidate is another string (the caller
+    /// then compares every candidate in full).
+    ///
+    /// # Safety
+    ///
+    /// Every element of `table` must give a location `push` returned
+    /// since the last `clear` (or 0) and the length byte `push` wrote in
+    /// that record ([`tag_of`] of its string's length): the comparison
+    /// reads `s.len()` bytes of the record without checking them against
+    /// the record's own length byte.
     #[inline(always)]
-    pub(crate) fn probe_short<'a, T, R>(
+    pub(crate) unsafe fn probe_short<'a, T, R>(
         &'a self,
         table: &HashTable<T>,
         hash: u64,
         s: &[u8],
-        loc: impl Fn(&T) -> Loc,
+        slot: impl Fn(&T) -> (Loc, u8),
         hit: fn(Found<'a>) -> R,
     ) -> Probe<R> {
         debug_assert!(s.len() < LONG_LEN);
@@ -774,22 +785,21 @@ impl Arena {
         // needed after the loop.
         let mut bytes: *const u8 = NO_CANDIDATE.as_ptr().wrapping_add(SHORT_PREFIX);
         let Some(_) = table.find(hash, |e| {
-            let q = self.after_tag(loc(e));
-            // SAFETY: `q - 1` is the length byte of a record `push` wrote
-            // (or of the static empty record), initialised.
-            let matches = unsafe { *q.sub(1) } == len;
+            let (loc, tag) = slot(e);
+            let matches = tag == len;
             if matches {
-                bytes = q;
+                bytes = self.after_tag(loc);
             }
             matches
         }) else {
             return Probe::Miss;
         };
         // SAFETY: hashbrown returns only an element the filter accepted,
-        // which set `bytes` just past the length byte of a record whose
-        // length byte is `s.len()` (below `ESCAPE`): a short record of
-        // exactly `s.len()` initialised bytes from `bytes`, inside its
-        // block (see `bytes`). Were it ever to return another, `bytes`
+        // which set `bytes` just past the length byte of the record at the
+        // element's location, whose length byte is the element's copy
+        // (the caller's guarantee), `s.len()` (below `ESCAPE`): a short
+        // record of exactly `s.len()` initialised bytes from `bytes`,
+        // inside its block (see `bytes`). Were it ever to return another, `bytes`
         // would still be `NO_CANDIDATE`'s, with `LONG_LEN` zero bytes
         // after it: the read stays inside that static.
         if unsafe { eq_bytes(bytes, s) } {

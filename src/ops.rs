@@ -5,14 +5,13 @@ use core::fmt;
 use core::hash::BuildHasher;
 
 use crate::arena::DEDICATED_MIN;
-use crate::arena::Loc;
 use crate::error::Error;
 use crate::id::StringId;
 use crate::iter::Strings;
 use crate::prefetch::prefetch;
 use crate::remap::{IdSet, Remap};
 use crate::resolver::Resolver;
-use crate::table::{Builder, StringTable, hash_str, intern_failed};
+use crate::table::{Builder, SLOT_BYTES, Slot, StringTable, hash_str, intern_failed};
 
 /// Strings handled per pipeline round of a batch: enough independent
 /// lookups to keep the CPU's outstanding cache misses busy. Measured on
@@ -234,7 +233,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// strings.
     #[inline(always)]
     fn beyond_caches(&self) -> bool {
-        self.store.arena.chunk_bytes() + self.table.capacity() * (size_of::<Loc>() + 1)
+        self.store.arena.chunk_bytes() + self.table.capacity() * (SLOT_BYTES + 1)
             >= PREFETCH_MIN_BYTES
     }
 
@@ -395,7 +394,7 @@ impl<S: BuildHasher> StringTable<S> {
 
     /// Starts loading the hash-table control bytes and slots that the
     /// lookups of `group` start from (hashbrown stores bucket `i` at
-    /// `ctrl - (i + 1) * size_of::<Loc>()` and probes from `hash & mask`);
+    /// `ctrl - (i + 1) * SLOT_BYTES` and probes from `hash & mask`);
     /// a wrong guess costs only a useless prefetch. Nothing below
     /// [`PREFETCH_MIN_BYTES`].
     #[inline(never)]
@@ -409,7 +408,7 @@ impl<S: BuildHasher> StringTable<S> {
         for &(hash, _) in group {
             let pos = (hash as usize) & mask;
             prefetch(ctrl.wrapping_add(pos));
-            prefetch(ctrl.wrapping_sub((pos + 1) * size_of::<Loc>()));
+            prefetch(ctrl.wrapping_sub((pos + 1) * SLOT_BYTES));
         }
     }
 
@@ -422,15 +421,15 @@ impl<S: BuildHasher> StringTable<S> {
             return;
         }
         for &(hash, _) in group {
-            if let Some(&loc) = self.table.iter_hash(hash).next() {
-                prefetch(self.store.arena.record_addr(loc));
+            if let Some(e) = self.table.iter_hash(hash).next() {
+                prefetch(self.store.arena.record_addr(e.loc()));
             }
         }
     }
 
     /// The address of the hash table's control bytes and its bucket mask,
     /// found from the bucket that holds id 1 (hashbrown stores bucket `i`
-    /// at `ctrl - (i + 1) * size_of::<Loc>()`).
+    /// at `ctrl - (i + 1) * SLOT_BYTES`).
     fn table_ctrl(&self) -> Option<(*const u8, usize)> {
         if self.store.len() < 2 {
             return None;
@@ -438,13 +437,11 @@ impl<S: BuildHasher> StringTable<S> {
         let one = self.store.entries()[1].loc();
         let index = self
             .table
-            .find_bucket_index(hash_str(&self.hasher, self.store.str_at(1)), |&loc| {
-                loc == one
+            .find_bucket_index(hash_str(&self.hasher, self.store.str_at(1)), |e| {
+                e.loc() == one
             })?;
-        let bucket: *const Loc = self.table.get_bucket(index)?;
-        let ctrl = bucket
-            .cast::<u8>()
-            .wrapping_add((index + 1) * size_of::<Loc>());
+        let bucket: *const Slot = self.table.get_bucket(index)?;
+        let ctrl = bucket.cast::<u8>().wrapping_add((index + 1) * SLOT_BYTES);
         Some((ctrl, self.table.num_buckets() - 1))
     }
 }

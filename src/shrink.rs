@@ -12,13 +12,13 @@ use bumpalo::Bump;
 use hashbrown::HashTable;
 
 use crate::arena::{
-    Arena, CHUNK_FOOTER_SIZE, CHUNK_OVERHEAD, FIRST_CHUNK_CAPACITY, Loc, MALLOC_HEADER_SIZE,
+    Arena, CHUNK_FOOTER_SIZE, CHUNK_OVERHEAD, FIRST_CHUNK_CAPACITY, MALLOC_HEADER_SIZE,
     MAX_CHUNK_CAPACITY, PAGE_SIZE,
 };
 use crate::store::ENTRY_BYTES;
 #[cfg(doc)]
 use crate::table::Builder;
-use crate::table::{INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, StringTable};
+use crate::table::{INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, SLOT_BYTES, Slot, StringTable};
 
 /// An upper bound on the arena's bookkeeping besides its chunk: bumpalo's
 /// chunk footer, the boxed `Bump`, and the block list (four words a block,
@@ -68,21 +68,30 @@ fn buckets_capacity(buckets: usize) -> usize {
     }
 }
 
-/// Bytes of a hashbrown table of `buckets` location slots: the slots, a
+/// Bytes of a hashbrown table of `buckets` slots: the slots (padded to
+/// the 16-byte alignment of the control bytes that follow them), a
 /// control byte each and a trailing group of control bytes.
 fn buckets_bytes(buckets: usize) -> usize {
-    buckets * (size_of::<Loc>() + 1) + 16
+    (buckets * SLOT_BYTES).next_multiple_of(16) + buckets + 16
 }
 
 /// Capacity of the largest hash table that fits `bytes`.
 fn table_capacity_for(bytes: usize) -> usize {
-    let buckets = bytes.saturating_sub(16) / (size_of::<Loc>() + 1);
+    let buckets = bytes.saturating_sub(16) / (SLOT_BYTES + 1);
     if buckets < 4 {
         // hashbrown's smallest table has 4 buckets.
         return 0;
     }
-    // The largest power of two at or below `buckets`.
-    buckets_capacity(1 << (usize::BITS - 1 - buckets.leading_zeros()))
+    // The largest power of two at or below `buckets` whose table fits
+    // (the slots' padding can push the estimate over).
+    let mut buckets = 1 << (usize::BITS - 1 - buckets.leading_zeros());
+    while buckets > 4 && buckets_bytes(buckets) > bytes {
+        buckets /= 2;
+    }
+    if buckets_bytes(buckets) > bytes {
+        return 0;
+    }
+    buckets_capacity(buckets)
 }
 
 /// Bytes of a hash table with room for `capacity` strings.
@@ -396,7 +405,7 @@ impl<S: BuildHasher> StringTable<S> {
         if self.table.is_empty() {
             // Nothing to move: free first, then allocate.
             self.table = HashTable::new();
-            let _ = self.table.try_reserve(capacity, |_: &Loc| 0);
+            let _ = self.table.try_reserve(capacity, |_: &Slot| 0);
             if self.table.allocation_size() >= before {
                 self.table = HashTable::new();
             }
@@ -416,7 +425,7 @@ mod tests {
     #[test]
     fn sizes_match_hashbrown() {
         for capacity in [1, 3, 7, 8, 13, 14, 15, 100, 224, 225, 448, 449, 10_000] {
-            let mut t: HashTable<Loc> = HashTable::new();
+            let mut t: HashTable<Slot> = HashTable::new();
             t.try_reserve(capacity, |_| 0).unwrap();
             assert!(
                 t.allocation_size() <= table_bytes_for(capacity),
@@ -425,7 +434,7 @@ mod tests {
             let fit = table_capacity_for(t.allocation_size());
             assert!(fit >= capacity, "{capacity}: {fit}");
         }
-        assert_eq!(table_bytes_for(INITIAL_TABLE_CAPACITY), 2576);
+        assert_eq!(table_bytes_for(INITIAL_TABLE_CAPACITY), 3088);
         assert_eq!(index_capacity_for(4080), INITIAL_INDEX_CAPACITY);
         assert_eq!(chunk_for_heap(0), FIRST_CHUNK_CAPACITY);
         for heap in [100 << 10, 1 << 20, 3 << 20] {

@@ -5,13 +5,19 @@ use crate::arena::{Arena, Loc, tag_of};
 use crate::error::Error;
 use crate::id::StringId;
 
-/// An id-index entry: the location of a string's record and a copy of the
-/// record's length byte (the length below 255 bytes, else the escape), 5
-/// bytes, unaligned. With the length in the index, `resolve` knows it
-/// before the record's cache line arrives, so a caller's copy of the
-/// string does not wait for that miss to pick its path (`resolve_copy`
-/// in `benches/README.md`). Made only by [`Store`] from the string it
-/// stores, so the tag always matches the record.
+/// The location of a string's record and a copy of the record's length
+/// byte (the length below 255 bytes, else the escape), 5 bytes,
+/// unaligned: an id-index entry, and a hash-table slot
+/// ([`Slot`](crate::table::Slot)).
+///
+/// With the length in the index, `resolve` knows it before the record's
+/// cache line arrives, so a caller's copy of the string does not wait for
+/// that miss to pick its path (`resolve_copy` in `benches/README.md`).
+/// With it in the slot, a lookup passes over a candidate of another
+/// length without reading its record (`Arena::probe_short`). Made only
+/// by [`Entry::of`] from a location `Arena::push` returned and the string
+/// it stored there (or copied from such an entry), so the tag always
+/// matches the record: `unsafe` reads rely on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub(crate) struct Entry {
@@ -30,10 +36,26 @@ impl Entry {
         tag: 0,
     };
 
+    /// The entry of `s`, which `Arena::push` stored at `loc`.
+    #[inline(always)]
+    pub(crate) fn of(loc: Loc, s: &str) -> Entry {
+        Entry {
+            loc: loc.to_le_bytes(),
+            tag: tag_of(s.len()),
+        }
+    }
+
     /// The record's location.
     #[inline(always)]
     pub(crate) fn loc(self) -> Loc {
         Loc::from_le_bytes(self.loc)
+    }
+
+    /// The record's length byte: the string's length below 255 bytes,
+    /// else the escape.
+    #[inline(always)]
+    pub(crate) fn tag(self) -> u8 {
+        self.tag
     }
 }
 
@@ -64,10 +86,7 @@ impl Store {
     /// record of the next id. The caller has reserved room.
     #[inline(always)]
     pub(crate) fn push_entry(&mut self, loc: Loc, s: &str) {
-        self.locs.push(Entry {
-            loc: loc.to_le_bytes(),
-            tag: tag_of(s.len()),
-        });
+        self.locs.push(Entry::of(loc, s));
     }
 
     /// The string of `entry`, an entry of this store's index.

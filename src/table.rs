@@ -15,16 +15,26 @@ use crate::id::StringId;
 use crate::iter::Iter;
 use crate::limits::Limits;
 use crate::resolver::Resolver;
-use crate::store::{ENTRY_BYTES, Store};
+use crate::store::{ENTRY_BYTES, Entry, Store};
+
+/// A hash-table slot: the [`Entry`] of a string's record (its location
+/// and a copy of its length byte), as in the id index. The length lets a
+/// lookup pass over a candidate of another length without reading its
+/// record: on a `get` that misses a 100k-string table, 12% of lookups
+/// meet such a candidate, and reading its record was a cache miss into
+/// the arena. One byte per bucket more than a bare location.
+pub(crate) type Slot = Entry;
+
+/// Bytes of a [`Slot`].
+pub(crate) const SLOT_BYTES: usize = size_of::<Slot>();
 
 /// Id-index entries in a new table: one 4 KiB page including the
 /// allocator's header (816 five-byte entries on 64-bit targets).
 pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / ENTRY_BYTES;
 
 /// Strings a new table's hash table holds before it first grows: 448, the
-/// capacity of 512 buckets (a 4-byte location slot plus 1 control byte
-/// each, 2,576 bytes), the largest hashbrown table that fits in one 4 KiB
-/// page.
+/// capacity of 512 buckets (a 5-byte [`Slot`] plus 1 control byte each,
+/// 3,088 bytes), the largest hashbrown table that fits in one 4 KiB page.
 pub const INITIAL_TABLE_CAPACITY: usize = 448;
 
 /// The hash of `s` the hash table is keyed by: the table's hasher fed the
@@ -74,7 +84,7 @@ pub(crate) fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, loc: Loc) -> u64
 /// profile) take [`Arena::probe_short`]'s path: candidates filtered by
 /// their length byte, one full comparison.
 #[inline(always)]
-pub(crate) fn find_slot(table: &HashTable<Loc>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
+pub(crate) fn find_slot(table: &HashTable<Slot>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
     find_slot_with(table, arena, hash, s, Found::id)
 }
 
@@ -85,7 +95,7 @@ pub(crate) fn find_slot(table: &HashTable<Loc>, arena: &Arena, hash: u64, s: &st
 /// into its own copy, so the table's copy reads the id inside the probe.
 #[inline(always)]
 pub(crate) fn find_slot_with<'a, R>(
-    table: &HashTable<Loc>,
+    table: &HashTable<Slot>,
     arena: &'a Arena,
     hash: u64,
     s: &str,
@@ -100,15 +110,22 @@ pub(crate) fn find_slot_with<'a, R>(
 /// [`find_slot_with`] of a string known to be shorter than [`LONG_LEN`]
 /// bytes.
 #[inline(always)]
+#[allow(unsafe_code)]
 fn find_short_slot<'a, R>(
-    table: &HashTable<Loc>,
+    table: &HashTable<Slot>,
     arena: &'a Arena,
     hash: u64,
     s: &str,
     hit: fn(Found<'a>) -> R,
 ) -> Option<R> {
     debug_assert!(s.len() < LONG_LEN);
-    match arena.probe_short(table, hash, s.as_bytes(), |&loc| loc, hit) {
+    // SAFETY: every slot of a table is made by `Slot::of` from a location
+    // `Arena::push` returned and the string it stored there, or copied
+    // from the id index, whose entries are made the same way; tables and
+    // index are emptied with the arena (`clear`, `shrink_to`).
+    let probe =
+        unsafe { arena.probe_short(table, hash, s.as_bytes(), |e| (e.loc(), e.tag()), hit) };
+    match probe {
         Probe::Hit(r) => Some(r),
         Probe::Miss => None,
         Probe::Unsure => find_full_slot(table, arena, hash, s, hit),
@@ -121,15 +138,15 @@ fn find_short_slot<'a, R>(
 #[cold]
 #[inline(never)]
 fn find_full_slot<'a, R>(
-    table: &HashTable<Loc>,
+    table: &HashTable<Slot>,
     arena: &'a Arena,
     hash: u64,
     s: &str,
     hit: fn(Found<'a>) -> R,
 ) -> Option<R> {
     table
-        .find(hash, |&loc| arena.holds(loc, s.as_bytes()))
-        .map(|&loc| hit(arena.found(loc)))
+        .find(hash, |e| arena.holds(e.loc(), s.as_bytes()))
+        .map(|e| hit(arena.found(e.loc())))
 }
 
 /// Whether `s` is neither `""` nor long (under [`LONG_LEN`] bytes): one
@@ -163,8 +180,8 @@ fn next_index_capacity(cap: usize) -> usize {
 }
 
 /// An upper bound on the bytes a full hashbrown table allocates when it
-/// grows: twice its buckets, each a 4-byte slot plus a control byte, plus
-/// a group of trailing control bytes and alignment.
+/// grows: twice its buckets, each a 5-byte [`Slot`] plus a control byte,
+/// plus a group of trailing control bytes and alignment.
 fn table_growth_bound(current_allocation: usize) -> usize {
     current_allocation.saturating_mul(2).saturating_add(128)
 }
@@ -190,9 +207,9 @@ fn table_growth_bound(current_allocation: usize) -> usize {
 /// ```
 pub struct StringTable<S = DefaultHashBuilder> {
     pub(crate) store: Store,
-    /// The strings' arena locations (each record holds its id), keyed by the
-    /// strings' hashes.
-    pub(crate) table: HashTable<Loc>,
+    /// The strings' arena locations and length bytes (each record holds
+    /// its id), keyed by the strings' hashes.
+    pub(crate) table: HashTable<Slot>,
     pub(crate) hasher: S,
     pub(crate) limits: Limits,
 }
@@ -392,7 +409,7 @@ impl<S: BuildHasher> Builder<S> {
             .map_err(|_| Error::new(ErrorKind::AllocFailed, strings.saturating_mul(ENTRY_BYTES)))?;
         let mut table = HashTable::new();
         table
-            .try_reserve(table_strings, |_: &Loc| 0)
+            .try_reserve(table_strings, |_: &Slot| 0)
             .map_err(|_| Error::new(ErrorKind::AllocFailed, table_strings.saturating_mul(9)))?;
         Ok(StringTable {
             store: Store::new(arena, locs),
@@ -657,7 +674,7 @@ impl<S: BuildHasher> StringTable<S> {
             store.push_entry(loc, s);
             let (arena, hasher) = (&store.arena, &self.hasher);
             self.table
-                .insert_unique(hash, loc, |&loc| rehash(hasher, arena, loc));
+                .insert_unique(hash, Slot::of(loc, s), |e| rehash(hasher, arena, e.loc()));
             return Ok(StringId::from_u32(id));
         }
         self.insert_slow(hash, s)
@@ -724,13 +741,14 @@ impl<S: BuildHasher> StringTable<S> {
         })?;
         let (arena, hasher) = (&self.store.arena, &self.hasher);
         self.table
-            .insert_unique(hash, loc, |&loc| rehash(hasher, arena, loc));
+            .insert_unique(hash, Slot::of(loc, s), |e| rehash(hasher, arena, e.loc()));
         Ok(StringId::from_u32(id))
     }
 
     /// A hash table with room for `capacity` strings holding every
-    /// string's location but `""`'s, or `None` if the allocation fails
-    /// (the table is unchanged). For growing and shrinking the hash table.
+    /// string's slot but `""`'s (its id-index entry), or `None` if the
+    /// allocation fails (the table is unchanged). For growing and
+    /// shrinking the hash table.
     ///
     /// The locations are inserted in id order, which is the order the
     /// records were appended to the arena, so the strings are re-hashed
@@ -739,9 +757,9 @@ impl<S: BuildHasher> StringTable<S> {
     /// string once it outgrows the caches. The peak memory is the same
     /// (both tables until the old one is dropped).
     #[cold]
-    pub(crate) fn rebuilt_table(&self, capacity: usize) -> Option<HashTable<Loc>> {
+    pub(crate) fn rebuilt_table(&self, capacity: usize) -> Option<HashTable<Slot>> {
         let (arena, hasher) = (&self.store.arena, &self.hasher);
-        let rehash = |&loc: &Loc| rehash(hasher, arena, loc);
+        let rehash = |e: &Slot| rehash(hasher, arena, e.loc());
         let mut table = HashTable::new();
         table
             .try_reserve(capacity.max(self.table.len()), rehash)
@@ -749,7 +767,7 @@ impl<S: BuildHasher> StringTable<S> {
         for &e in &self.store.entries()[1..] {
             // Reserved above: no growth, so the hasher is never called.
             let hash = hash_str(hasher, self.store.str_of(e));
-            table.insert_unique(hash, e.loc(), rehash);
+            table.insert_unique(hash, e, rehash);
         }
         debug_assert_eq!(
             table.len(),

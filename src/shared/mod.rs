@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hashbrown::DefaultHashBuilder;
 
-use crate::table::{intern_failed, rehash};
+use crate::table::{Slot, intern_failed, rehash};
 pub(crate) use frozen::Frozen;
 use hints::{Hints, level_bytes};
 use index::{Index, segment_bytes};
@@ -659,7 +659,9 @@ impl<S: BuildHasher> SharedStringTable<S> {
         arena.set_id(loc, id);
         let record = arena.record_addr(loc);
         self.index.publish(id, record);
-        table.insert_unique(hash, loc, |&loc| rehash(&self.hasher, arena, loc));
+        table.insert_unique(hash, Slot::of(loc, s), |e| {
+            rehash(&self.hasher, arena, e.loc())
+        });
         Ok((StringId::from_u32(id), record))
     }
 
@@ -677,7 +679,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
                     return (Err(self.limit_error(bound)), 0);
                 }
                 let grown = table
-                    .try_reserve(1, |&loc| rehash(&self.hasher, arena, loc))
+                    .try_reserve(1, |e| rehash(&self.hasher, arena, e.loc()))
                     .map_err(|_| Error::new(ErrorKind::AllocFailed, bound));
                 (grown, table.allocation_size() - before)
             })?;

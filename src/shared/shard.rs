@@ -6,9 +6,9 @@ use core::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-use crate::arena::{Arena, Found, Loc};
+use crate::arena::{Arena, Found};
 use crate::error::Error;
-use crate::table::{find_slot_with, hash_str};
+use crate::table::{Slot, find_slot_with, hash_str};
 
 /// The hashes of a string: the 64-bit hash handed to the shard's hash
 /// table (the same as [`StringTable`](crate::StringTable)'s), and the bits
@@ -39,7 +39,7 @@ const SHARD_DOUBLING_CAP: usize = 16 * crate::arena::PAGE_SIZE - crate::arena::C
 #[derive(Debug)]
 pub(crate) struct Shard {
     pub(crate) arena: Arena,
-    pub(crate) table: HashTable<Loc>,
+    pub(crate) table: HashTable<Slot>,
 }
 
 impl Shard {
