@@ -57,10 +57,13 @@
 //! ```text
 //! taskset -c 1 target/release/deps/profile-HASH rounds 9 \
 //!     stream,get-miss strtab,lasso,si-string,si-buffer,blazinterner
+//! taskset -c 1 target/release/deps/profile-HASH rounds 9 \
+//!     replay-sim-batch+replay-sim-loop strtab
 //! ```
 //!
-//! prepares each implementation's run of a workload, then times them in
-//! `N` interleaved rounds (see [`rounds`]) and prints markdown. Left out
+//! prepares each implementation's run of a workload (or of each workload
+//! of a `+` group, interleaved together), then times them in `N`
+//! interleaved rounds (see [`rounds`]) and prints markdown. Left out
 //! by default there: the `indexset` and `naive-hashmap` baselines, whose
 //! 100k allocations per run leave glibc work (consolidating the freed
 //! chunks) that the next implementation's large allocations pay for: two
@@ -389,43 +392,49 @@ fn prepare_named(imp: &str, workload: &str) -> (Prepared, usize) {
 /// this long.
 const SAMPLE: std::time::Duration = std::time::Duration::from_millis(20);
 
-/// `rounds N WORKLOADS IMPLS`: for each workload in turn, its
-/// implementations prepared side by side, then `N` rounds in which each
-/// takes one sample (one untimed run, then its run repeated for about
+/// `rounds N GROUPS IMPLS`: for each group of workloads in turn (`GROUPS`
+/// is comma-separated; `a+b` is one group of two workloads, such as a
+/// batch and its plain loop), every (workload, implementation) pair of the
+/// group prepared side by side, then `N` rounds in which each pair takes
+/// one sample (one untimed run, then its run repeated for about
 /// [`SAMPLE`]), in an order rotated each round, so that a machine whose
 /// speed drifts slows all of them alike (criterion measures one benchmark
-/// after another, minutes apart). Each workload's tables are dropped
-/// before the next is prepared, so that the allocator's state is the
-/// workload's own, as in criterion. Prints a markdown table of each
-/// implementation's median time per run.
-fn rounds(rounds: usize, workloads: &[&str], impls: &[&str]) {
+/// after another, minutes apart). A group's tables are dropped before the
+/// next group is prepared, so that the allocator's state is the group's
+/// own, as in criterion. Prints a markdown table of each pair's median
+/// time per run, and for a one-workload group the best peer's median over
+/// strtab's.
+fn rounds(rounds: usize, groups: &[&str], impls: &[&str]) {
     println!(
         "{rounds} interleaved rounds, median wall time per run (each sample about {SAMPLE:?} of repeated runs)\n"
     );
     println!("| workload | implementation | median per run | per operation | time / first row |");
     println!("|---|---|---:|---:|---:|");
-    for &w in workloads {
-        let mut runs: Vec<(&str, Prepared, usize, u32)> = Vec::new();
-        for &imp in impls {
-            let (mut run, ops) = prepare_named(imp, w);
-            // Warm up, then size the sample.
-            run();
-            let start = std::time::Instant::now();
-            run();
-            let once = start.elapsed().max(std::time::Duration::from_nanos(1));
-            let reps = u32::try_from(SAMPLE.as_nanos().div_ceil(once.as_nanos()))
-                .unwrap_or(u32::MAX)
-                .max(1);
-            runs.push((imp, run, ops, reps));
+    for group in groups {
+        let workloads: Vec<&str> = group.split('+').collect();
+        let mut runs: Vec<(&str, &str, Prepared, usize, u32)> = Vec::new();
+        for &w in &workloads {
+            for &imp in impls {
+                let (mut run, ops) = prepare_named(imp, w);
+                // Warm up, then size the sample.
+                run();
+                let start = std::time::Instant::now();
+                run();
+                let once = start.elapsed().max(std::time::Duration::from_nanos(1));
+                let reps = u32::try_from(SAMPLE.as_nanos().div_ceil(once.as_nanos()))
+                    .unwrap_or(u32::MAX)
+                    .max(1);
+                runs.push((w, imp, run, ops, reps));
+            }
         }
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); runs.len()];
         for round in 0..rounds {
             for k in 0..runs.len() {
                 let i = (k + round) % runs.len();
-                let (_, run, _, reps) = &mut runs[i];
+                let (_, _, run, _, reps) = &mut runs[i];
                 // One untimed run first, as criterion warms up each
-                // benchmark on its own data: the caches hold this
-                // implementation's data, not the previous one's.
+                // benchmark on its own data: the caches hold this pair's
+                // data, not the previous one's.
                 run();
                 let start = std::time::Instant::now();
                 for _ in 0..*reps {
@@ -441,7 +450,7 @@ fn rounds(rounds: usize, workloads: &[&str], impls: &[&str]) {
                 v[v.len() / 2]
             })
             .collect();
-        for (&(imp, _, ops, _), &m) in runs.iter().zip(&medians) {
+        for (&(w, imp, _, ops, _), &m) in runs.iter().zip(&medians) {
             println!(
                 "| `{w}` | {imp} | {} | {:.1} ns | {:.2} |",
                 human(m),
@@ -449,13 +458,17 @@ fn rounds(rounds: usize, workloads: &[&str], impls: &[&str]) {
                 m / medians[0]
             );
         }
+        if workloads.len() > 1 {
+            continue;
+        }
         let best = (0..runs.len())
-            .filter(|&i| PEERS.contains(&runs[i].0))
+            .filter(|&i| PEERS.contains(&runs[i].1))
             .min_by(|&a, &b| medians[a].total_cmp(&medians[b]));
-        if let (Some(b), Some(s)) = (best, runs.iter().position(|r| r.0 == "strtab")) {
+        if let (Some(b), Some(s)) = (best, runs.iter().position(|r| r.1 == "strtab")) {
             println!(
-                "| `{w}` | best peer ({}) / strtab | | | **{:.2}x** |",
-                runs[b].0,
+                "| `{}` | best peer ({}) / strtab | | | **{:.2}x** |",
+                workloads[0],
+                runs[b].1,
                 medians[b] / medians[s]
             );
         }
