@@ -158,9 +158,11 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | lasso `ThreadedRodeo`, for comparison | 0.45x-0.78x | 0.75x-1.42x |
 /// | this type (no writes on a hinted hit), against the spawned-thread baseline | 0.65x-0.85x | 1.32x-1.53x |
 /// | lasso `ThreadedRodeo`, against the spawned-thread baseline | 0.49x-0.60x | 0.80x-1.09x |
+/// | this type (the length byte in the shards' hash slots), spawned-thread baseline, a slower host | 0.73x-0.96x | 1.23x-1.89x |
+/// | lasso `ThreadedRodeo`, the same runs | 0.52x-0.69x | 0.97x-1.27x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
-/// -w thread-stream`): `StringTable` 156, this type 182 (200 with
+/// -w thread-stream`): `StringTable` 155, this type 183 (200 with
 /// `std::sync::Mutex`, the shard's push out of line and `str`'s `Hash`),
 /// lasso `ThreadedRodeo` 256. The difference is mostly the fifth of the hits
 /// that the hint cache does not answer (64Ki entries for 100k strings),
@@ -168,10 +170,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///
 /// A `RwLock` would not help the first version: a read lock writes its
 /// line too. Memory per string with two threads
-/// (`examples/shared_memory.rs`, 100k strings): `StringTable` 20.9 bytes
-/// beyond the strings' own (19.7 before its 5-byte index entries), this
-/// type 33.8 at 8 shards (the default on 2
-/// cores), 37.8 at 16, 40.6 at 64, 94.0 at 256: every shard's arena grows
+/// (`examples/shared_memory.rs`, 100k strings): `StringTable` 21.4 bytes
+/// beyond the strings' own, this type 35.1 at 8 shards (the default on 2
+/// cores), 39.1 at 16, 41.9 at 64, 95.3 at 256: every shard's arena grows
 /// its chunks on its own, so many small shards leave many half-empty chunk
 /// tails (shard arenas double their chunks only up to 64 KiB, against
 /// 256 KiB for a `StringTable`, which took 8 shards from 44.3 to 33.1);
