@@ -33,8 +33,9 @@ pub(crate) const SLOT_BYTES: usize = size_of::<Slot>();
 pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / ENTRY_BYTES;
 
 /// Strings a new table's hash table holds before it first grows: 448, the
-/// capacity of 512 buckets (a 5-byte [`Slot`] plus 1 control byte each,
-/// 3,088 bytes), the largest hashbrown table that fits in one 4 KiB page.
+/// capacity of 512 buckets (a 5-byte slot, the record's location and a
+/// copy of its length byte, plus 1 control byte each, 3,088 bytes), the
+/// largest hashbrown table that fits in one 4 KiB page.
 pub const INITIAL_TABLE_CAPACITY: usize = 448;
 
 /// The hash of `s` the hash table is keyed by: the table's hasher fed the
