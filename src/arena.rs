@@ -799,9 +799,9 @@ impl Arena {
         // element's location, whose length byte is the element's copy
         // (the caller's guarantee), `s.len()` (below `ESCAPE`): a short
         // record of exactly `s.len()` initialised bytes from `bytes`,
-        // inside its block (see `bytes`). Were it ever to return another, `bytes`
-        // would still be `NO_CANDIDATE`'s, with `LONG_LEN` zero bytes
-        // after it: the read stays inside that static.
+        // inside its block (see `bytes`). Were it ever to return another,
+        // `bytes` would still be `NO_CANDIDATE`'s, with `LONG_LEN` zero
+        // bytes after it: the read stays inside that static.
         if unsafe { eq_bytes(bytes, s) } {
             // The record starts `SHORT_PREFIX` bytes before its string.
             // SAFETY: `bytes` is `SHORT_PREFIX` bytes after the start of a
