@@ -272,18 +272,9 @@ fn rounds(rounds: usize) {
     for threads in setup::bench_threads() {
         let streams = setup::thread_streams(&strings, threads, setup::THREAD_STREAM_LEN);
         check(&streams);
-        let mut times: Vec<Vec<f64>> = vec![Vec::new(); RUNS.len()];
-        for round in 0..rounds {
-            for k in 0..RUNS.len() {
-                let i = (k + round) % RUNS.len();
-                times[i].push(RUNS[i].1(&streams, 1).as_secs_f64() * 1e3);
-            }
-        }
-        let median = |v: &mut Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        };
-        let medians: Vec<f64> = times.iter_mut().map(median).collect();
+        let medians = setup::interleaved_medians(rounds, RUNS.len(), |i| {
+            RUNS[i].1(&streams, 1).as_secs_f64() * 1e3
+        });
         let of = |name: &str| medians[RUNS.iter().position(|r| r.0 == name).unwrap()];
         let (base, lasso) = (of("string_table_one_thread"), of("lasso_threaded"));
         println!("{threads} thread(s), {threads}M interns:\n");

@@ -427,29 +427,18 @@ fn rounds(rounds: usize, groups: &[&str], impls: &[&str]) {
                 runs.push((w, imp, run, ops, reps));
             }
         }
-        let mut times: Vec<Vec<f64>> = vec![Vec::new(); runs.len()];
-        for round in 0..rounds {
-            for k in 0..runs.len() {
-                let i = (k + round) % runs.len();
-                let (_, _, run, _, reps) = &mut runs[i];
-                // One untimed run first, as criterion warms up each
-                // benchmark on its own data: the caches hold this pair's
-                // data, not the previous one's.
+        let medians = setup::interleaved_medians(rounds, runs.len(), |i| {
+            let (_, _, run, _, reps) = &mut runs[i];
+            // One untimed run first, as criterion warms up each benchmark
+            // on its own data: the caches hold this pair's data, not the
+            // previous one's.
+            run();
+            let start = std::time::Instant::now();
+            for _ in 0..*reps {
                 run();
-                let start = std::time::Instant::now();
-                for _ in 0..*reps {
-                    run();
-                }
-                times[i].push(start.elapsed().as_secs_f64() / f64::from(*reps));
             }
-        }
-        let medians: Vec<f64> = times
-            .iter_mut()
-            .map(|v| {
-                v.sort_by(f64::total_cmp);
-                v[v.len() / 2]
-            })
-            .collect();
+            start.elapsed().as_secs_f64() / f64::from(*reps)
+        });
         for (&(w, imp, _, ops, _), &m) in runs.iter().zip(&medians) {
             println!(
                 "| `{w}` | {imp} | {} | {:.1} ns | {:.2} |",

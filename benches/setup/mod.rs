@@ -1,4 +1,4 @@
-//! Shared by the `intern`, `ops` and `profile` benchmarks and
+//! Shared by the `intern`, `ops`, `profile` and `concurrent` benchmarks and
 //! `examples/memory.rs`: the deterministic workload generator, the
 //! WordPress fixture reader, the profile-build replay streams, and one
 //! adapter per interner so that every workload is written once.
@@ -1059,6 +1059,32 @@ pub const THREAD_STREAM_LEN: usize = 1_000_000;
 pub fn thread_streams<S: AsRef<str>>(strings: &[S], threads: usize, len: usize) -> Vec<Vec<&str>> {
     (0..threads)
         .map(|t| skewed_stream(strings, len, SEED.wrapping_add(1 + t as u64)))
+        .collect()
+}
+
+/// Interleaved rounds: `rounds` times, `sample(i)` for every `i` in
+/// `0..n`, in an order rotated by one each round, so that a machine whose
+/// speed drifts slows every `i` alike; returns each `i`'s median sample.
+/// Shared by `concurrent.rs`'s `STRTAB_ROUNDS` mode and `profile.rs`'s
+/// `rounds`.
+pub fn interleaved_medians(
+    rounds: usize,
+    n: usize,
+    mut sample: impl FnMut(usize) -> f64,
+) -> Vec<f64> {
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); n];
+    for round in 0..rounds {
+        for k in 0..n {
+            let i = (k + round) % n;
+            times[i].push(sample(i));
+        }
+    }
+    times
+        .iter_mut()
+        .map(|v| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        })
         .collect()
 }
 
