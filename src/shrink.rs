@@ -18,7 +18,10 @@ use crate::arena::{
 use crate::store::ENTRY_BYTES;
 #[cfg(doc)]
 use crate::table::Builder;
-use crate::table::{INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, SLOT_BYTES, Slot, StringTable};
+use crate::table::{
+    INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, SLOT_BYTES, Slot, StringTable, buckets_bytes,
+    table_bytes_for,
+};
 
 /// An upper bound on the arena's bookkeeping besides its chunk: bumpalo's
 /// chunk footer, the boxed `Bump`, and the block list (four words a block,
@@ -68,13 +71,6 @@ fn buckets_capacity(buckets: usize) -> usize {
     }
 }
 
-/// Bytes of a hashbrown table of `buckets` slots: the slots (padded to
-/// the 16-byte alignment of the control bytes that follow them), a
-/// control byte each and a trailing group of control bytes.
-fn buckets_bytes(buckets: usize) -> usize {
-    (buckets * SLOT_BYTES).next_multiple_of(16) + buckets + 16
-}
-
 /// Capacity of the largest hash table that fits `bytes`.
 fn table_capacity_for(bytes: usize) -> usize {
     let buckets = bytes.saturating_sub(16) / (SLOT_BYTES + 1);
@@ -92,24 +88,6 @@ fn table_capacity_for(bytes: usize) -> usize {
         return 0;
     }
     buckets_capacity(buckets)
-}
-
-/// Bytes of a hash table with room for `capacity` strings.
-fn table_bytes_for(capacity: usize) -> usize {
-    if capacity == 0 {
-        return 0;
-    }
-    // hashbrown's `capacity_to_buckets`.
-    let buckets = if capacity < 4 {
-        4
-    } else if capacity < 8 {
-        8
-    } else if capacity < 15 {
-        16
-    } else {
-        (capacity.saturating_mul(8) / 7).next_power_of_two()
-    };
-    buckets_bytes(buckets)
 }
 
 /// Id-index capacity that fits `bytes`: page-tuned like the index's growth

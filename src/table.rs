@@ -28,6 +28,40 @@ pub(crate) type Slot = Entry;
 /// Bytes of a [`Slot`].
 pub(crate) const SLOT_BYTES: usize = size_of::<Slot>();
 
+/// Bytes of a hashbrown table of `buckets` slots: the slots (padded to
+/// the 16-byte alignment of the control bytes that follow them), a
+/// control byte each and a trailing group of control bytes. Saturates
+/// instead of overflowing (for the byte figure of an error).
+pub(crate) fn buckets_bytes(buckets: usize) -> usize {
+    buckets
+        .saturating_mul(SLOT_BYTES)
+        .checked_next_multiple_of(16)
+        .unwrap_or(usize::MAX)
+        .saturating_add(buckets)
+        .saturating_add(16)
+}
+
+/// Bytes of a hash table with room for `capacity` strings (saturating, as
+/// [`buckets_bytes`]).
+pub(crate) fn table_bytes_for(capacity: usize) -> usize {
+    if capacity == 0 {
+        return 0;
+    }
+    // hashbrown's `capacity_to_buckets`.
+    let buckets = if capacity < 4 {
+        4
+    } else if capacity < 8 {
+        8
+    } else if capacity < 15 {
+        16
+    } else {
+        (capacity.saturating_mul(8) / 7)
+            .checked_next_power_of_two()
+            .unwrap_or(usize::MAX)
+    };
+    buckets_bytes(buckets)
+}
+
 /// Id-index entries in a new table: one 4 KiB page including the
 /// allocator's header (816 five-byte entries on 64-bit targets).
 pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / ENTRY_BYTES;
@@ -411,7 +445,7 @@ impl<S: BuildHasher> Builder<S> {
         let mut table = HashTable::new();
         table
             .try_reserve(table_strings, |_: &Slot| 0)
-            .map_err(|_| Error::new(ErrorKind::AllocFailed, table_strings.saturating_mul(9)))?;
+            .map_err(|_| Error::new(ErrorKind::AllocFailed, table_bytes_for(table_strings)))?;
         Ok(StringTable {
             store: Store::new(arena, locs),
             table,

@@ -535,6 +535,21 @@ fn try_build_fails_cleanly() {
         );
         assert!(stats.refused >= 1);
     }
+    // The id index (5 MB) fits, the hash table (2Mi buckets of 6 bytes
+    // and its control group: 12,582,928 bytes) does not: the error names
+    // the hash table's exact size.
+    let (r, _) = armed(Fail::AtLeast(8 << 20), || {
+        StringTable::builder()
+            .capacity(1 << 20, 0)
+            .try_build()
+            .map(|t| t.len())
+    });
+    let e = r.expect_err("the hash table is refused");
+    assert_eq!(e.kind(), ErrorKind::AllocFailed);
+    assert_eq!(
+        e.to_string(),
+        "string table could not allocate 12582928 bytes"
+    );
     assert!(
         StringTable::builder()
             .capacity(usize::MAX, 0)
