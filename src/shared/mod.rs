@@ -642,8 +642,10 @@ impl<S: BuildHasher> SharedStringTable<S> {
     }
 
     /// Stores `s`, absent from `shard`, whose lock the caller holds, and
-    /// publishes it; returns its id.
-    #[inline(never)]
+    /// publishes it; returns its id. Inlined into `intern_locked` (its
+    /// only caller), which saves the call and the `Result` passed through
+    /// memory: 177.1 -> 175.8 instructions per intern on `thread-stream`.
+    #[inline(always)]
     fn insert_new(&self, shard: &mut Shard, hash: u64, s: &str) -> Result<StringId, Error> {
         self.index
             .reserve(self.limits.get_max_strings(), |k| self.install_segment(k))?;
