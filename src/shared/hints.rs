@@ -56,7 +56,9 @@
 
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
-use super::index::{PACKED_BITS, pack};
+use super::index::PACKED_BITS;
+#[cfg(doc)]
+use super::index::pack;
 use crate::error::Error;
 
 /// log2 of the entries of level 0.
@@ -203,21 +205,21 @@ impl Hints {
         None
     }
 
-    /// Remembers id `id` for a string with these hashes (any thread; the
-    /// id must be published already), after a lookup that
-    /// [`get`](Self::get) could not answer: in the set's first empty way,
-    /// else in the last (evicting its entry), so that a string looked up
-    /// once does not push out one that keeps being hit. Ids whose index
-    /// slot does not fit an entry ([`pack`]: from about 2M) are not
+    /// Remembers the id whose packed index slot is `slot` ([`pack`]) for
+    /// a string with these hashes (any thread; the id must be published
+    /// already), after a lookup that [`get`](Self::get) could not answer:
+    /// in the set's first empty way, else in the last (evicting its
+    /// entry), so that a string looked up once does not push out one that
+    /// keeps being hit. Ids without a packed slot (from 2,096,640) are not
     /// cached.
     #[inline]
-    pub(crate) fn put(&self, hash: u64, bits: usize, id: u32) {
+    pub(crate) fn put(&self, hash: u64, bits: usize, slot: Option<u32>) {
         let level = self.level();
+        let Some(slot) = slot else { return };
         if level.mask == 0 {
             // No level yet (`NO_LEVEL` is never written).
             return;
         }
-        let Some(slot) = pack(id) else { return };
         let set = level.set(bits);
         let way = set.0[..WAYS - 1]
             .iter()

@@ -289,6 +289,29 @@ impl Index {
         entry.load(Ordering::Acquire).cast_const()
     }
 
+    /// [`publish`](Self::publish) of the id whose packed slot is `slot`
+    /// ([`pack`]): the entry found with a shift and a mask.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the slot's segment is missing (its id was not assigned).
+    #[inline]
+    pub(crate) fn publish_packed(&self, slot: u32, record: *const u8) {
+        let (k, off) = (
+            (slot >> PACKED_OFF_BITS) as usize,
+            (slot & PACKED_OFF_MASK) as usize,
+        );
+        let first = self.segments[k].load(Ordering::Acquire);
+        assert!(!first.is_null(), "an assigned id's segment is installed");
+        // SAFETY: a non-null segment pointer is the first element of a
+        // leaked `Box<[Entry]>` of `segment_len(k)` entries (`install`),
+        // freed only by `drop`; `off < segment_len(k)` (`pack`). The
+        // `Acquire` load synchronises with the `Release` store in
+        // `install`, so the entries' initialisation is visible.
+        let entry = unsafe { &*first.add(off) };
+        entry.store(record.cast_mut(), Ordering::Release);
+    }
+
     /// The record address of `id`, if it is published.
     #[inline]
     pub(crate) fn get(&self, id: usize) -> Option<*const u8> {
@@ -411,8 +434,12 @@ mod loom_tests {
             let record: &'static UnsafeCell<u8> = Box::leak(Box::new(UnsafeCell::new(0)));
             record.with_mut(|p| unsafe { *p = value });
             let id = self.index.assign();
-            self.index
-                .publish(id, (record as *const UnsafeCell<u8>).cast::<u8>());
+            let p = (record as *const UnsafeCell<u8>).cast::<u8>();
+            // As the table does: through the packed slot when there is one.
+            match pack(id) {
+                Some(slot) => self.index.publish_packed(slot, p),
+                None => self.index.publish(id, p),
+            }
             Some(id)
         }
     }
@@ -453,6 +480,15 @@ mod loom_tests {
                         if id != 0 {
                             let p = m.index.get(id).expect("a handed-over id resolves");
                             assert_eq!(read(p), 10 + w as u8);
+                            // The hint cache's read: the packed slot of an
+                            // id handed over with `Release`/`Acquire`, as
+                            // a hint entry is.
+                            let slot = pack(id as u32).expect("a small id packs");
+                            // SAFETY: `id` was published before the
+                            // `Release` store the `Acquire` load above saw.
+                            let q = unsafe { m.index.published_at(slot) };
+                            assert_eq!(q, p);
+                            assert_eq!(read(q), 10 + w as u8);
                         }
                     }
                     // Guessed ids, learnt from nobody: whatever resolves
