@@ -577,7 +577,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// small.
     #[inline(never)]
     fn intern_locked(&self, hash: u64, bits: usize, s: &str) -> Result<StringId, Error> {
-        let mut shard = lock(&self.shards[bits & self.shard_mask].0);
+        let mut shard = lock(self.shard(bits));
         if let Some(found) = shard.find(hash, s) {
             let id = found.id();
             debug_assert_eq!(self.index.get(id as usize), Some(found.addr()));
@@ -598,6 +598,16 @@ impl<S: BuildHasher> SharedStringTable<S> {
             self.grow_hints(k);
         }
         Ok(id)
+    }
+
+    /// The shard of a string whose shard bits are `bits`.
+    #[inline(always)]
+    fn shard(&self, bits: usize) -> &ShardLock {
+        let i = bits & self.shard_mask;
+        debug_assert!(i < self.shards.len());
+        // SAFETY: `shard_mask` is `shards.len() - 1`, the length a power of
+        // two (`try_build`), and neither changes, so `i < shards.len()`.
+        unsafe { &self.shards.get_unchecked(i).0 }
     }
 
     /// The id of `s` from the hint cache, checked against the bytes of the
@@ -637,7 +647,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
         if let Some(id) = self.hinted(hash, bits, s) {
             return Some(id);
         }
-        let shard = lock(&self.shards[bits & self.shard_mask].0);
+        let shard = lock(self.shard(bits));
         shard.find(hash, s).map(|f| StringId::from_u32(f.id()))
     }
 
