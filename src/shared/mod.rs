@@ -162,9 +162,10 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | lasso `ThreadedRodeo`, the same runs | 0.52x-0.69x | 0.97x-1.27x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
-/// -w thread-stream`): `StringTable` 155, this type 177 (183 with 8-byte
-/// hint entries in two ways, 200 with `std::sync::Mutex`, the shard's push
-/// out of line and `str`'s `Hash`), lasso `ThreadedRodeo` 256. The
+/// -w thread-stream`): `StringTable` 155, this type 174 (183 with 8-byte
+/// hint entries in two ways and the insertion out of line, 200 with
+/// `std::sync::Mutex`, the shard's push out of line and `str`'s `Hash`),
+/// lasso `ThreadedRodeo` 256. The
 /// difference is mostly the locked path: the insertions, and the 7% of
 /// the hits that the hint cache does not answer (128Ki entries for 100k
 /// strings).
