@@ -1,88 +1,116 @@
 //! The lock-free hit path of a [`SharedStringTable`](crate::SharedStringTable):
-//! a two-way set-associative cache from a string's hash to its record,
-//! read with plain atomic loads, so that a hit on a hot string writes no
-//! memory another thread uses (a shard lock, even uncontended, is a write
-//! to a line the other threads' hits also write).
+//! a four-way set-associative cache from a string's hash to its id-index
+//! entry, read with plain atomic loads, so that a hit on a hot string
+//! writes no memory another thread uses (a shard lock, even uncontended,
+//! is a write to a line the other threads' hits also write).
 //!
-//! An entry is a published record's address with a 16-bit tag (the low
-//! bits of the string's 64-bit hash, the lowest forced to 1 so that no tag
-//! matches an empty, null, entry) in the address's unused top bits; the
-//! set of two entries is chosen by other bits of the hash (the shard bits,
-//! 40 and up). The record holds the string and its id, so a hit reads the
-//! entry, then the record, and nothing else: no index lookup. A level's
-//! set mask sits in its header and a static empty level stands in before
-//! the first, so a lookup loads the level pointer, the mask and the set,
-//! with no null test.
+//! An entry is 4 bytes: the packed slot of a published id's index entry
+//! (its segment and offset, `index::pack`, 24 bits: ids below 2,096,640)
+//! under an 8-bit tag (the low bits of the string's 64-bit hash, the
+//! lowest forced to 1 so that no tag matches an empty, zero, entry); the
+//! set of four entries (16 bytes, one cache line) is chosen by other bits
+//! of the hash (the shard bits, 40 and up). A hit reads the entry, the
+//! index entry it names (a shift, a mask and two loads: the segment
+//! pointer, which stays in L1, and the entry, whose line the hot strings'
+//! neighbouring ids share), then the record, which holds the string and
+//! its id. A level's set mask sits in its header and a static empty level
+//! stands in before the first, so a lookup loads the level pointer, the
+//! mask and the set, with no null test.
 //!
-//! A string found only in the shard's table is put in its set's second
-//! way (the first if empty), and a hit writes nothing, in either way. The
-//! first way so keeps the first string looked up in its set after the
+//! Until 2026-12-02 an entry was the record's 8-byte address with a 16-bit
+//! tag, in two-way sets: a hit read no index entry, but the same bytes held
+//! half the entries. On the concurrent benchmark's stream (one thread,
+//! 100k strings) the 4-byte entries in four ways answer 92.6% of the hits
+//! (128Ki entries) against 78.8% (64Ki entries, two ways), and take the
+//! thread from 183.0 to 177.1 instructions per intern (callgrind,
+//! `thread-stream`): the 14% of hits that no longer lock save more than the
+//! index load costs every hinted hit.
+//!
+//! A string found only in the shard's table is put in its set's first
+//! empty way, else in the last, and a hit writes nothing, in any way. The
+//! first ways so keep the first strings looked up in their set after the
 //! level was installed (a draw weighted by how often strings are
-//! interned: a hot one, most often), and a string looked up once only
-//! evicts another such one from the second way. On the concurrent
-//! benchmark's stream (one thread, 100k strings, a 64Ki-entry cache) the
-//! cache answers 78.8% of the hits; 78.6% when a hit in the second way
-//! swapped the two ways (a write on 16.5% of the interns, each one taking
-//! the line from every other core that holds it), 76.1% when every string
-//! was put first. On the profile replays the swap answered a few more
-//! lookups (0.1% to 0.3% of the interns go to the shard lock instead)
-//! for writes on 3.6% to 5.2% of them. Measured and not kept (`benches/README.md`): 4- and
-//! 8-way sets, new levels starting with the old one's hints, and
-//! switching levels earlier.
+//! interned: hot ones, most often), and a string looked up once only
+//! evicts another such one from the last way. (With two ways, a hit in
+//! the second way swapping the two answered 78.6% of the hits against
+//! 78.8% without, for a write on 16.5% of the interns, each one taking the
+//! line from every other core that holds it.) Measured and not kept
+//! (`benches/README.md`): 8-byte entries in 4- and 8-way sets, new levels
+//! starting with the old one's hints, and switching levels earlier.
 //!
 //! An entry is only a hint: a reader compares the record's bytes with its
 //! string, so a stale, overwritten or colliding entry costs a fall-back to
 //! the shard's hash table (the authority), never a wrong id. Entries are
-//! stored with `Release` after the record was published and loaded with
-//! `Acquire`, so the record's bytes are visible to the reader. Records
-//! never move or die before the table, and levels are freed only with it,
-//! so an address in any entry stays valid.
+//! stored with `Release` after the id was published and loaded with
+//! `Acquire`, so the index entry and the record's bytes are visible to the
+//! reader. Index segments and records never move or die before the table,
+//! and levels are freed only with it, so a slot in any entry stays valid.
 //!
-//! The cache grows with the table in levels of 4x (1K, 4K, 16K, 64K
-//! entries: 8 KiB to 512 KiB), switched to when the table holds twice the
-//! current level's entries (checked when a power-of-two id is given out);
-//! a new level starts empty, and earlier levels are kept until the table is
-//! dropped, so a reader never sees memory freed under it (a third more
-//! memory at most). A level that the byte limit cannot afford is simply not
-//! added: the cache only speeds up hits.
+//! The cache grows with the table in levels of 4x (2K, 8K, 32K, 128K
+//! entries: 8 KiB to 512 KiB), switched to when the table holds as many
+//! strings as the current level has entries (checked when a power-of-two
+//! id is given out); a new level starts empty, and earlier levels are kept
+//! until the table is dropped, so a reader never sees memory freed under
+//! it (a third more memory at most). A level that the byte limit cannot
+//! afford is simply not added: the cache only speeds up hits.
 
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
+use super::index::PACKED_BITS;
+#[cfg(doc)]
+use super::index::pack;
 use crate::error::Error;
 
 /// log2 of the entries of level 0.
-const FIRST_BITS: u32 = 10;
+const FIRST_BITS: u32 = 11;
 /// Levels, each 4x the one before.
 pub(crate) const LEVELS: usize = 4;
+/// Entries per set.
+const WAYS: usize = 4;
 
 /// Entries of level `k`.
 const fn level_len(k: usize) -> usize {
     1 << (FIRST_BITS + 2 * k as u32)
 }
 
-/// Slots before a level's entries: the level's set mask (as an address),
-/// then padding, so that each set's two entries stay a 16-byte-aligned
-/// pair (one cache line).
-const HEADER: usize = 2;
-
-/// Heap bytes of level `k`.
-pub(crate) const fn level_bytes(k: usize) -> usize {
-    (HEADER + level_len(k)) * size_of::<Entry>()
+/// Sets of level `k`, after its header set.
+const fn level_sets(k: usize) -> usize {
+    level_len(k) / WAYS
 }
 
-/// The level in use before the first is installed: a set mask of 0 and
-/// one empty set, so a lookup needs no null test. Never written: `put`
-/// skips it.
-static NO_LEVEL: [Entry; HEADER + 2] = [const { Entry::new(core::ptr::null_mut()) }; HEADER + 2];
+/// Heap bytes of level `k`: its sets and the header.
+pub(crate) const fn level_bytes(k: usize) -> usize {
+    (1 + level_sets(k)) * size_of::<Set>()
+}
+
+/// A set: four entries in 16 bytes, aligned so that a set never straddles
+/// two cache lines. An entry is where a string's id-index entry is (its
+/// segment and offset, [`pack`]) in its low [`PACKED_BITS`] bits under an
+/// 8-bit tag, or 0 (empty).
+#[repr(C, align(16))]
+struct Set([AtomicU32; WAYS]);
+
+impl Set {
+    /// An empty set.
+    const fn empty() -> Set {
+        Set([const { AtomicU32::new(0) }; WAYS])
+    }
+}
+
+/// The level in use before the first is installed: a header with set mask
+/// 0 and one empty set, so a lookup needs no null test. Never written:
+/// `put` skips it.
+static NO_LEVEL: [Set; 2] = [Set::empty(), Set::empty()];
 
 /// The hint cache; see the module docs.
 pub(crate) struct Hints {
-    /// The levels' allocations (leaked `Box<[Entry]>`s of `HEADER +
-    /// level_len(k)` slots), or null.
-    levels: [AtomicPtr<Entry>; LEVELS],
-    /// The level in use: one of `levels`, or [`NO_LEVEL`]. Its first slot
-    /// holds its set mask, written before the level is published here.
-    current: AtomicPtr<Entry>,
+    /// The levels' allocations (leaked `Box<[Set]>`s of `1 +
+    /// level_sets(k)` sets), or null.
+    levels: [AtomicPtr<Set>; LEVELS],
+    /// The level in use: one of `levels`, or [`NO_LEVEL`]. Its first set
+    /// (the header) holds its set mask in its first entry, written before
+    /// the level is published here.
+    current: AtomicPtr<Set>,
 }
 
 impl core::fmt::Debug for Hints {
@@ -93,55 +121,36 @@ impl core::fmt::Debug for Hints {
     }
 }
 
-/// An entry: a tagged record address (see the module docs).
-type Entry = AtomicPtr<u8>;
-
-/// Bits of an entry above the address: the tag's (user addresses on
-/// today's 64-bit targets leave their top 16 bits clear).
-const TAG_BITS: u32 = 16;
-/// Bits of an entry below the tag.
-const ADDR_BITS: u32 = usize::BITS - TAG_BITS;
-
-/// The tag of a hash, in place: its low 16 bits with the lowest set (so
-/// that no tag is 0 and an empty, null, entry matches none), shifted to
-/// the entry's top bits.
-#[inline]
-fn tag_of(hash: u64) -> usize {
-    // Truncation intended.
-    usize::from(hash as u16 | 1) << ADDR_BITS
-}
-
-/// The record address in entry `e` if its tag is `tag` (from [`tag_of`]).
-/// The tag is known, so the address is `e - tag`: one subtraction, with the
-/// entry's provenance, where masking the tag off would take a constant, an
-/// `and` and the subtraction `map_addr` makes of it.
+/// The tag of a hash, in place: its low 8 bits with the lowest set (so
+/// that no tag is 0 and an empty entry matches none), shifted above the
+/// id.
 #[inline(always)]
-fn addr_if(e: *mut u8, tag: usize) -> Option<*const u8> {
-    ((e.addr() ^ tag) >> ADDR_BITS == 0).then(|| e.wrapping_byte_sub(tag).cast_const())
+fn tag_of(hash: u64) -> u32 {
+    // Truncation intended.
+    u32::from(hash as u8 | 1) << PACKED_BITS
 }
 
 /// The level in use, read once: its set mask and a hash's set.
 #[derive(Clone, Copy)]
 struct Level<'a> {
-    /// The level's first slot (its header).
-    base: *const Entry,
-    /// Entries minus 2 (0 for [`NO_LEVEL`]): a set's first entry is
-    /// `bits & mask`, always even.
+    /// The level's first set (its header).
+    base: *const Set,
+    /// Sets minus 1 (0 for [`NO_LEVEL`]).
     mask: usize,
     _hints: core::marker::PhantomData<&'a Hints>,
 }
 
 impl<'a> Level<'a> {
-    /// The two entries of the set of a string whose shard bits are
-    /// `bits` (`hash >> 40`): chosen by the bits above their low byte.
+    /// The set of a string whose shard bits are `bits` (`hash >> 40`):
+    /// chosen by the bits above their low byte.
     #[inline(always)]
-    fn set(self, bits: usize) -> &'a [Entry; 2] {
+    fn set(self, bits: usize) -> &'a Set {
         let i = (bits >> 7) & self.mask;
-        // SAFETY: `base` is a level of `HEADER + mask + 2` slots (see
-        // `Hints::level`), and `i <= mask`, so slots `HEADER + i` and
-        // `HEADER + i + 1` are inside it; they live as long as `Hints`
-        // (levels are freed only by its `drop`, `NO_LEVEL` never).
-        unsafe { &*self.base.add(HEADER + i).cast::<[Entry; 2]>() }
+        // SAFETY: `base` is a level of `1 + mask + 1` sets (see
+        // `Hints::level`), and `i <= mask`, so set `1 + i` is inside it; it
+        // lives as long as `Hints` (levels are freed only by its `drop`,
+        // `NO_LEVEL` never).
+        unsafe { &*self.base.add(1 + i) }
     }
 }
 
@@ -159,11 +168,10 @@ impl Hints {
         let base = self.current.load(Ordering::Acquire).cast_const();
         // SAFETY: `current` is `NO_LEVEL` or was set (with `Release`, which
         // this `Acquire` load pairs with) after `install` wrote the
-        // level's header: a leaked allocation of `HEADER + level_len(k)`
-        // slots whose first holds `level_len(k) - 2`, freed only by
-        // `drop`; `NO_LEVEL`'s first holds 0 and it has `HEADER + 2`
-        // slots.
-        let mask = unsafe { (*base).load(Ordering::Relaxed) }.addr();
+        // level's header: a leaked allocation of `1 + level_sets(k)` sets
+        // whose first entry holds `level_sets(k) - 1`, freed only by
+        // `drop`; `NO_LEVEL`'s holds 0 and it has 2 sets.
+        let mask = unsafe { (*base).0[0].load(Ordering::Relaxed) } as usize;
         Level {
             base,
             mask,
@@ -175,45 +183,49 @@ impl Hints {
     fn current_len(&self) -> usize {
         match self.level().mask {
             0 => 0,
-            mask => mask + 2,
+            mask => (mask + 1) * WAYS,
         }
     }
 
-    /// The record address the cache holds for a string with these hashes,
-    /// if any: a candidate to check, published before the entry was
-    /// stored (the `Acquire` loads pair with the `Release` stores of
-    /// `put`). Two ways per set, in one cache line. Writes nothing.
-    #[inline]
-    pub(crate) fn get(&self, hash: u64, bits: usize) -> Option<*const u8> {
+    /// Where the id-index entry of the string with these hashes is, if
+    /// the cache holds it: the packed index slot ([`pack`]) of an id
+    /// published before the entry was stored (the `Acquire` loads pair
+    /// with the `Release` stores of `put`), to read and check. Four ways
+    /// per set, in one cache line. Writes nothing.
+    #[inline(always)]
+    pub(crate) fn get(&self, hash: u64, bits: usize) -> Option<u32> {
         let set = self.level().set(bits);
         let want = tag_of(hash);
-        // Two statements rather than `or_else`, which compiled to 0.8 more
-        // instructions per intern (callgrind, `thread-stream`).
-        let first = set[0].load(Ordering::Acquire);
-        if let Some(record) = addr_if(first, want) {
-            return Some(record);
+        for e in &set.0 {
+            let slot = e.load(Ordering::Acquire) ^ want;
+            if slot < 1 << PACKED_BITS {
+                return Some(slot);
+            }
         }
-        addr_if(set[1].load(Ordering::Acquire), want)
+        None
     }
 
-    /// Remembers the record at `record` for a string with these hashes
-    /// (any thread; the record must be published already), after a lookup
-    /// that [`get`](Self::get) could not answer: in the set's first way if
-    /// that is empty, else in the second (evicting its entry), so that a
-    /// string looked up once does not push out one that keeps being hit.
-    /// An address with bits at or above `ADDR_BITS` (not on today's 64-bit
-    /// targets) is not cached.
+    /// Remembers the id whose packed index slot is `slot` ([`pack`]) for
+    /// a string with these hashes (any thread; the id must be published
+    /// already), after a lookup that [`get`](Self::get) could not answer:
+    /// in the set's first empty way, else in the last (evicting its
+    /// entry), so that a string looked up once does not push out one that
+    /// keeps being hit. Ids without a packed slot (from 2,096,640) are not
+    /// cached.
     #[inline]
-    pub(crate) fn put(&self, hash: u64, bits: usize, record: *const u8) {
+    pub(crate) fn put(&self, hash: u64, bits: usize, slot: Option<u32>) {
         let level = self.level();
-        if record.addr() >> ADDR_BITS != 0 || level.mask == 0 {
-            // Not cacheable, or no level yet (`NO_LEVEL` is never written).
+        let Some(slot) = slot else { return };
+        if level.mask == 0 {
+            // No level yet (`NO_LEVEL` is never written).
             return;
         }
         let set = level.set(bits);
-        let e = record.cast_mut().wrapping_byte_add(tag_of(hash));
-        let way = usize::from(!set[0].load(Ordering::Relaxed).is_null());
-        set[way].store(e, Ordering::Release);
+        let way = set.0[..WAYS - 1]
+            .iter()
+            .position(|e| e.load(Ordering::Relaxed) == 0)
+            .unwrap_or(WAYS - 1);
+        set.0[way].store(tag_of(hash) | slot, Ordering::Release);
     }
 
     /// The level a table of `len` strings should use, if it is not the
@@ -221,7 +233,7 @@ impl Hints {
     #[inline]
     pub(crate) fn wants_level(&self, len: usize) -> Option<usize> {
         let mut k = 0;
-        while k + 1 < LEVELS && len > 2 * level_len(k) {
+        while k + 1 < LEVELS && len > level_len(k) {
             k += 1;
         }
         (self.current_len() < level_len(k)).then_some(k)
@@ -230,15 +242,18 @@ impl Hints {
     /// Installs level `k` and switches to it. The caller serialises calls
     /// (the growth lock) and has charged [`level_bytes`].
     pub(crate) fn install(&self, k: usize) -> Result<(), Error> {
-        let len = level_len(k);
-        let mut slots = Vec::new();
-        slots
-            .try_reserve_exact(HEADER + len)
+        let sets = level_sets(k);
+        let mut level = Vec::new();
+        level
+            .try_reserve_exact(1 + sets)
             .map_err(|_| Error::new(crate::error::ErrorKind::AllocFailed, level_bytes(k)))?;
         // The header: the set mask, then padding.
-        slots.push(Entry::new(core::ptr::without_provenance_mut(len - 2)));
-        slots.extend((1..HEADER + len).map(|_| Entry::new(core::ptr::null_mut())));
-        let first = Box::into_raw(slots.into_boxed_slice()).cast::<Entry>();
+        let header = Set::empty();
+        // Truncation impossible: a level has at most 2^15 sets.
+        header.0[0].store((sets - 1) as u32, Ordering::Relaxed);
+        level.push(header);
+        level.extend((0..sets).map(|_| Set::empty()));
+        let first = Box::into_raw(level.into_boxed_slice()).cast::<Set>();
         self.levels[k].store(first, Ordering::Release);
         self.current.store(first, Ordering::Release);
         Ok(())
@@ -259,9 +274,9 @@ impl Drop for Hints {
         for (k, level) in self.levels.iter_mut().enumerate() {
             let first = *level.get_mut();
             if !first.is_null() {
-                let slice = core::ptr::slice_from_raw_parts_mut(first, HEADER + level_len(k));
+                let slice = core::ptr::slice_from_raw_parts_mut(first, 1 + level_sets(k));
                 // SAFETY: `first` came from `Box::into_raw` of a boxed
-                // slice of exactly `HEADER + level_len(k)` slots
+                // slice of exactly `1 + level_sets(k)` sets
                 // (`install`), and is freed only here, once.
                 drop(unsafe { Box::from_raw(slice) });
             }
