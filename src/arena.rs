@@ -524,6 +524,13 @@ impl<'a> Block<'a> {
     }
 }
 
+/// Whether a record of `size` bytes fits `b` in place, as a normal
+/// string (a dedicated block, limit 0, takes none).
+#[inline(always)]
+fn fits(b: &Block<'_>, size: usize) -> bool {
+    b.used + size <= b.limit
+}
+
 /// A block's base address biased by its block number and a short record's
 /// prefix: `base - (block << LOCAL_BITS) + SHORT_PREFIX`, so a short
 /// string's bytes are at `bases[loc >> LOCAL_BITS] + loc`, with no mask for
@@ -1056,6 +1063,15 @@ impl Arena {
         Ok(((block as u32) << LOCAL_BITS) | start as u32)
     }
 
+    /// Whether [`push_in_place`](Self::push_in_place) would take `s`: a
+    /// short string (below [`LONG_LEN`] bytes) that fits the current
+    /// block. For a caller that must know before it chooses the record's
+    /// id.
+    #[inline(always)]
+    pub(crate) fn fits_in_place(&self, s: &str) -> bool {
+        s.len() < LONG_LEN && fits(&self.core.borrow_blocks()[self.cur], s.len() + SHORT_PREFIX)
+    }
+
     /// The common case of [`push`](Self::push), inlined into the callers'
     /// miss path: a short string (below [`LONG_LEN`] bytes) that fits the
     /// current block. `None` (nothing written) otherwise.
@@ -1068,8 +1084,7 @@ impl Arena {
         let cur = self.cur;
         self.core.with_blocks_mut(|blocks| {
             let b = &mut blocks[cur];
-            // A dedicated current block (limit 0) fails this test.
-            if b.used + size > b.limit {
+            if !fits(b, size) {
                 return None;
             }
             let start = b.write(s, id, size);

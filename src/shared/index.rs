@@ -171,8 +171,41 @@ impl Index {
     pub(crate) fn reserve(
         &self,
         max: usize,
-        mut install: impl FnMut(usize) -> Result<(), Error>,
+        install: impl FnMut(usize) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        self.take(max, install, RESERVED_ONE).map(drop)
+    }
+
+    /// Reserves one id below `max` and turns it into the next id at once
+    /// (steps 1 and 3 in one compare-and-swap), for an insertion that
+    /// cannot fail once it has its id; `install` as for
+    /// [`reserve`](Self::reserve).
+    ///
+    /// # Errors
+    ///
+    /// As [`reserve`](Self::reserve); nothing is reserved then.
+    #[inline]
+    pub(crate) fn reserve_assign(
+        &self,
+        max: usize,
+        install: impl FnMut(usize) -> Result<(), Error>,
+    ) -> Result<u32, Error> {
+        // Truncation intended: the low half is the assigned count, the id.
+        self.take(max, install, RESERVED_ONE + 1).map(|c| c as u32)
+    }
+
+    /// Adds `step` to the counts once a reservation below `max` is
+    /// possible and the segment of the next reserved id is installed;
+    /// returns the counts before. An assigned id is never above the
+    /// reserved count, and segments are installed in order, so a step
+    /// that also assigns (the low half) lands in an installed segment.
+    #[inline]
+    fn take(
+        &self,
+        max: usize,
+        mut install: impl FnMut(usize) -> Result<(), Error>,
+        step: u64,
+    ) -> Result<u64, Error> {
         let mut c = self.counts.0.load(Ordering::Acquire);
         loop {
             let reserved = (c >> 32) as usize;
@@ -187,11 +220,11 @@ impl Index {
             }
             match self.counts.0.compare_exchange_weak(
                 c,
-                c + RESERVED_ONE,
+                c + step,
                 Ordering::AcqRel,
                 Ordering::Acquire,
             ) {
-                Ok(_) => return Ok(()),
+                Ok(_) => return Ok(c),
                 Err(now) => c = now,
             }
         }
@@ -428,19 +461,45 @@ mod loom_tests {
             })
         }
 
+        /// An insertion as the table's slow path makes it: reserve, then
+        /// the work that can fail (here, none), then assign.
         fn intern(&self, value: u8, max: usize) -> Option<u32> {
             self.reserve(max).ok()?;
             // The record: written before the id is published.
             let record: &'static UnsafeCell<u8> = Box::leak(Box::new(UnsafeCell::new(0)));
             record.with_mut(|p| unsafe { *p = value });
             let id = self.index.assign();
+            self.publish(id, record);
+            Some(id)
+        }
+
+        /// An insertion as the table's fast path makes it: the id first
+        /// (reserved and assigned in one step), then the record, which
+        /// holds it, then the publication.
+        fn intern_fast(&self, value: u8, max: usize) -> Option<u32> {
+            let id = self
+                .index
+                .reserve_assign(max, |k| {
+                    let _g = self.grow.lock().unwrap();
+                    if !self.index.has_segment(k) {
+                        self.index.install(k)?;
+                    }
+                    Ok(())
+                })
+                .ok()?;
+            let record: &'static UnsafeCell<u8> = Box::leak(Box::new(UnsafeCell::new(0)));
+            record.with_mut(|p| unsafe { *p = value });
+            self.publish(id, record);
+            Some(id)
+        }
+
+        fn publish(&self, id: u32, record: &'static UnsafeCell<u8>) {
             let p = (record as *const UnsafeCell<u8>).cast::<u8>();
             // As the table does: through the packed slot when there is one.
             match pack(id) {
                 Some(slot) => self.index.publish_packed(slot, p),
                 None => self.index.publish(id, p),
             }
-            Some(id)
         }
     }
 
@@ -466,7 +525,13 @@ mod loom_tests {
                 .map(|w| {
                     let m = m.clone();
                     thread::spawn(move || {
-                        let id = m.intern(10 + w, usize::MAX).unwrap();
+                        // One writer takes the slow path, one the fast.
+                        let id = if w == 0 {
+                            m.intern(10 + w, usize::MAX)
+                        } else {
+                            m.intern_fast(10 + w, usize::MAX)
+                        };
+                        let id = id.unwrap();
                         m.mailbox[w as usize].store(id as usize, Ordering::Release);
                         id
                     })
@@ -532,7 +597,7 @@ mod loom_tests {
             };
             let ok = {
                 let m = m.clone();
-                thread::spawn(move || m.intern(7, 2))
+                thread::spawn(move || m.intern_fast(7, 2))
             };
             failing.join().unwrap();
             let got = ok.join().unwrap();

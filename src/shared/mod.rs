@@ -667,31 +667,40 @@ impl<S: BuildHasher> SharedStringTable<S> {
         hash: u64,
         s: &str,
     ) -> Result<(StringId, Option<u32>), Error> {
-        self.index
-            .reserve(self.limits.get_max_strings(), |k| self.install_segment(k))?;
+        let max = self.limits.get_max_strings();
         // Most strings need no growth: room in the hash table and in the
-        // arena's current block (an inlined in-place push, no call).
-        let fast = if shard.table.len() < shard.table.capacity() {
-            shard.arena.push_in_place(s, PENDING_ID)
-        } else {
-            None
-        };
-        let loc = match fast {
-            Some(loc) => loc,
-            None => match self.prepare(shard, s) {
-                Ok(loc) => loc,
-                Err(e) => {
-                    self.index.release();
-                    return Err(e);
-                }
-            },
-        };
-        // Nothing below can fail.
-        let id = self.index.assign();
+        // arena's current block. Then nothing can fail once the id is
+        // taken, so it is reserved and assigned in one step and the record
+        // is written with it (an inlined in-place push, no call).
+        let (id, loc) =
+            if shard.table.len() < shard.table.capacity() && shard.arena.fits_in_place(s) {
+                let id = self
+                    .index
+                    .reserve_assign(max, |k| self.install_segment(k))?;
+                let loc = shard.arena.push_in_place(s, id);
+                // `fits_in_place` under the shard's lock, which the caller
+                // holds: the block is as it was.
+                (
+                    id,
+                    loc.expect("a string that fits its block is pushed in place"),
+                )
+            } else {
+                self.index.reserve(max, |k| self.install_segment(k))?;
+                let loc = match self.prepare(shard, s) {
+                    Ok(loc) => loc,
+                    Err(e) => {
+                        self.index.release();
+                        return Err(e);
+                    }
+                };
+                // Nothing below can fail.
+                let id = self.index.assign();
+                // The record was written before its id was known; no reader
+                // sees it before `publish`.
+                shard.arena.set_id(loc, id);
+                (id, loc)
+            };
         let Shard { arena, table } = shard;
-        // The record was written before its id was known; no reader sees
-        // it before `publish`.
-        arena.set_id(loc, id);
         let record = arena.record_addr(loc);
         let slot = pack(id);
         match slot {
