@@ -115,7 +115,10 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   the string, and the id, so a hit reads the hint, the index entry and
 ///   the record. A hint that is missing or stale only sends the
 ///   lookup on to the shard's hash table, which stays the authority; the
-///   lookups there refresh the hints. A hit on a hinted string takes no
+///   lookups there refresh the hints. Only ids below 2,096,640 fit a hint
+///   entry: in a larger table, the strings added after those are always
+///   found through their shard's lock (a profile's hot strings are
+///   usually among its first). A hit on a hinted string takes no
 ///   lock and writes nothing. The hinted hit is
 ///   inlined into the caller; the locked path is out of line.
 /// - **A lock-free id index.** Ids come from one global counter, and the
@@ -129,8 +132,12 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   compare-and-swap that succeeds only while the string limit allows and
 ///   the id's index segment exists), then does everything that can fail,
 ///   and only then takes the next id; a failure gives the reservation
-///   back. So ids stay dense whatever fails. The protocol is model-checked
-///   with loom (`src/shared/index.rs`, `.ci/loom.sh`).
+///   back. So ids stay dense whatever fails. Most insertions have nothing
+///   that can fail (room in the shard's hash table and in its arena's
+///   current block): they reserve and take the id in one
+///   compare-and-swap and write the record with it. The protocol, both
+///   ways, is model-checked with loom (`src/shared/index.rs`,
+///   `.ci/loom.sh`).
 /// - **Global limits.** Every allocation the table makes (arena chunks,
 ///   hash-table growth, index segments, hint levels) is decided under one
 ///   growth lock against the table-wide byte count, so [`Limits`] hold
@@ -655,11 +662,8 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// Stores `s`, absent from `shard`, whose lock the caller holds, and
     /// publishes it; returns its id and its packed index slot (for the
     /// hint cache; `None` for ids from 2,096,640). Inlined into
-    /// `intern_locked` (its only caller), which saves the call and the
-    /// `Result` passed through memory: 177.1 -> 175.8 instructions per
-    /// intern on `thread-stream`; the in-place push tried before
-    /// `prepare` (cold), 175.8 -> 175.4; the id published and hinted
-    /// through its packed slot, computed once, 175.4 -> 174.7.
+    /// `intern_locked`, its only caller (the levers behind this shape and
+    /// their instruction counts are in `benches/README.md`).
     #[inline(always)]
     fn insert_new(
         &self,
