@@ -167,6 +167,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | lasso `ThreadedRodeo`, against the spawned-thread baseline | 0.49x-0.60x | 0.80x-1.09x |
 /// | this type (the length byte in the shards' hash slots), spawned-thread baseline, a slower host | 0.73x-0.96x | 1.23x-1.89x |
 /// | lasso `ThreadedRodeo`, the same runs | 0.52x-0.69x | 0.97x-1.27x |
+/// | this type (4-byte hint entries, one-step ids for insertions), spawned-thread baseline | 0.71x-0.94x | 1.26x-1.45x |
+/// | lasso `ThreadedRodeo`, the same runs | 0.49x-0.73x | 0.77x-0.95x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
 /// -w thread-stream`): `StringTable` 155, this type 174 (183 with 8-byte
