@@ -24,7 +24,12 @@
 //! (128Ki entries) against 78.8% (64Ki entries, two ways), and take the
 //! thread from 183.0 to 177.1 instructions per intern (callgrind,
 //! `thread-stream`): the 14% of hits that no longer lock save more than the
-//! index load costs every hinted hit.
+//! index load costs every hinted hit. That load is a third dependent read
+//! on a hinted hit (a cache simulation of this machine's L1d and L2 counts
+//! 0.3 more L2 misses per intern); in wall time the two layouts could not
+//! be told apart on the 2-vCPU machine the benchmarks ran on
+//! (`benches/README.md`, the hint-layout rows), and fewer locked calls
+//! mean fewer writes to shared lock words as threads are added.
 //!
 //! A string found only in the shard's table is put in its set's first
 //! empty way, else in the last, and a hit writes nothing, in any way. The
