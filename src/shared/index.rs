@@ -314,7 +314,7 @@ impl Index {
         let first = self.segments[k].load(Ordering::Acquire);
         debug_assert!(!first.is_null() && off < segment_len(k));
         // SAFETY: the id was published, so its segment was installed
-        // before (`reserve`, `assign`), and this `Acquire` load, which
+        // before (`reserve` or `reserve_assign`), and this `Acquire` load, which
         // happens after the publication, sees it: a leaked `Box<[Entry]>`
         // of `segment_len(k)` entries, freed only by `drop`; `off` is the
         // id's offset in it (`pack`), so below `segment_len(k)`.
