@@ -263,8 +263,7 @@ pub(crate) enum Probe<R> {
     Unsure,
 }
 
-/// A record a lookup found in an arena: its id, and its address for the
-/// shared table's hint cache.
+/// A record a lookup found in an arena: its id, and its address.
 #[derive(Clone, Copy)]
 pub(crate) struct Found<'a> {
     /// The record's start (its id), inside a block of the arena (never
@@ -284,7 +283,9 @@ impl Found<'_> {
         unsafe { read_id(self.record.as_ptr()) }
     }
 
-    /// The record's address ([`Arena::record_addr`] of its location).
+    /// The record's address ([`Arena::record_addr`] of its location): the
+    /// shared table checks in debug builds that a shard's record is the
+    /// one its id index published.
     #[inline(always)]
     pub(crate) fn addr(self) -> *const u8 {
         self.record.as_ptr()

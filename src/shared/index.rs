@@ -102,6 +102,15 @@ pub(crate) fn pack(id: u32) -> Option<u32> {
     Some(((top - BASE_BITS) << PACKED_OFF_BITS) | (x ^ (1 << top)))
 }
 
+/// The segment and offset of a packed slot ([`pack`]).
+#[inline(always)]
+fn unpack(slot: u32) -> (usize, usize) {
+    (
+        (slot >> PACKED_OFF_BITS) as usize,
+        (slot & PACKED_OFF_MASK) as usize,
+    )
+}
+
 /// Entries in segment `k`.
 #[inline]
 pub(crate) fn segment_len(k: usize) -> usize {
@@ -307,10 +316,7 @@ impl Index {
     /// happens-before this call.
     #[inline(always)]
     pub(crate) unsafe fn published_at(&self, slot: u32) -> *const u8 {
-        let (k, off) = (
-            (slot >> PACKED_OFF_BITS) as usize,
-            (slot & PACKED_OFF_MASK) as usize,
-        );
+        let (k, off) = unpack(slot);
         let first = self.segments[k].load(Ordering::Acquire);
         debug_assert!(!first.is_null() && off < segment_len(k));
         // SAFETY: the id was published, so its segment was installed
@@ -322,18 +328,21 @@ impl Index {
         entry.load(Ordering::Acquire).cast_const()
     }
 
-    /// [`publish`](Self::publish) of the id whose packed slot is `slot`
-    /// ([`pack`]): the entry found with a shift and a mask.
+    /// [`publish`](Self::publish) of `id`, whose packed slot `slot` is
+    /// [`pack`]`(id)` (computed once by the caller, which also gives it to
+    /// the hint cache): with a slot, the entry is found with a shift and
+    /// a mask.
     ///
     /// # Panics
     ///
-    /// Panics if the slot's segment is missing (its id was not assigned).
+    /// Panics if the id's segment is missing (it was not assigned).
     #[inline]
-    pub(crate) fn publish_packed(&self, slot: u32, record: *const u8) {
-        let (k, off) = (
-            (slot >> PACKED_OFF_BITS) as usize,
-            (slot & PACKED_OFF_MASK) as usize,
-        );
+    pub(crate) fn publish_packed(&self, id: u32, slot: Option<u32>, record: *const u8) {
+        debug_assert_eq!(slot, pack(id));
+        let Some(slot) = slot else {
+            return self.publish(id, record);
+        };
+        let (k, off) = unpack(slot);
         let first = self.segments[k].load(Ordering::Acquire);
         assert!(!first.is_null(), "an assigned id's segment is installed");
         // SAFETY: a non-null segment pointer is the first element of a
@@ -496,10 +505,7 @@ mod loom_tests {
         fn publish(&self, id: u32, record: &'static UnsafeCell<u8>) {
             let p = (record as *const UnsafeCell<u8>).cast::<u8>();
             // As the table does: through the packed slot when there is one.
-            match pack(id) {
-                Some(slot) => self.index.publish_packed(slot, p),
-                None => self.index.publish(id, p),
-            }
+            self.index.publish_packed(id, pack(id), p);
         }
     }
 

@@ -709,10 +709,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
         let Shard { arena, table } = shard;
         let record = arena.record_addr(loc);
         let slot = pack(id);
-        match slot {
-            Some(slot) => self.index.publish_packed(slot, record),
-            None => self.index.publish(id, record),
-        }
+        self.index.publish_packed(id, slot, record);
         table.insert_unique(hash, Slot::of(loc, s), |e| {
             rehash(&self.hasher, arena, e.loc())
         });
