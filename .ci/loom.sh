@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Model-checks the shared table's publish protocol (src/shared/index.rs)
+# Model-checks the shared table's publish protocols (src/shared/index.rs:
+# ids and records; src/shared/hints.rs: hints and block biases)
 # with loom: every interleaving of two writers and a reader, and every
 # value the memory model lets each atomic load return.
 # Usage: bash .ci/loom.sh [extra cargo test args]

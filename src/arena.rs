@@ -94,7 +94,7 @@ pub const MAX_CHUNK_CAPACITY: usize = 64 * PAGE_SIZE - CHUNK_OVERHEAD;
 pub const CHUNK_GROWTH_RATIO: usize = 16;
 
 /// Bits of a [`Loc`] that hold the record's offset within its block.
-const LOCAL_BITS: u32 = 18;
+pub(crate) const LOCAL_BITS: u32 = 18;
 /// Bits of a [`Loc`] that hold the block number.
 const BLOCK_BITS: u32 = 32 - LOCAL_BITS;
 /// Mask of the local offset in a [`Loc`].
@@ -263,12 +263,15 @@ pub(crate) enum Probe<R> {
     Unsure,
 }
 
-/// A record a lookup found in an arena: its id, and its address.
+/// A record a lookup found in an arena: its id, its address and its
+/// location.
 #[derive(Clone, Copy)]
 pub(crate) struct Found<'a> {
     /// The record's start (its id), inside a block of the arena (never
-    /// null, so that an `Option<Found>` is one word).
+    /// null).
     record: NonNull<u8>,
+    /// The record's location (the shared table's hint cache keeps it).
+    loc: Loc,
     _arena: PhantomData<&'a Arena>,
 }
 
@@ -289,6 +292,12 @@ impl Found<'_> {
     #[inline(always)]
     pub(crate) fn addr(self) -> *const u8 {
         self.record.as_ptr()
+    }
+
+    /// The record's location.
+    #[inline(always)]
+    pub(crate) fn loc(self) -> Loc {
+        self.loc
     }
 }
 
@@ -792,7 +801,7 @@ impl Arena {
         // safe to compare (see `NO_CANDIDATE`), so that no null test is
         // needed after the loop.
         let mut bytes: *const u8 = NO_CANDIDATE.as_ptr().wrapping_add(SHORT_PREFIX);
-        let Some(_) = table.find(hash, |e| {
+        let Some(found) = table.find(hash, |e| {
             let (loc, tag) = slot(e);
             let matches = tag == len;
             if matches {
@@ -818,6 +827,7 @@ impl Arena {
             let record = unsafe { NonNull::new_unchecked(bytes.sub(SHORT_PREFIX).cast_mut()) };
             Probe::Hit(hit(Found {
                 record,
+                loc: slot(found).0,
                 _arena: PhantomData,
             }))
         } else {
@@ -842,6 +852,7 @@ impl Arena {
             // Record addresses are inside blocks, or the static empty
             // record: never null (checked: `found` is off the hot path).
             record: NonNull::new(p).expect("a record address is never null"),
+            loc,
             _arena: PhantomData,
         }
     }
@@ -884,19 +895,34 @@ impl Arena {
         unsafe { core::str::from_utf8_unchecked(bytes) }
     }
 
-    /// The id of the record at `p`, an address [`Arena::record_addr`]
-    /// returned, if it holds exactly `s`; read without the arena, like
-    /// [`Arena::record_str`].
+    /// The id of the record whose location is `loc` in a block whose
+    /// [`block_bias`](Arena::block_bias) is `bias`, if it holds exactly
+    /// `s`; read without the arena, like [`Arena::record_str`].
     ///
     /// # Safety
     ///
-    /// As for [`Arena::record_str`].
+    /// `bias` must be the `block_bias` of `loc`'s block in an arena that
+    /// holds the record at `loc` (a location `push` returned), which is
+    /// complete, readable through `bias` and unchanged for as long as
+    /// the call.
+    #[inline(always)]
+    pub(crate) unsafe fn id_if_biased(bias: *const u8, loc: Loc, s: &[u8]) -> Option<u32> {
+        // `bias + loc` is `after_tag(loc)`: just past the record's length
+        // byte (or escape), `SHORT_PREFIX` bytes after its start, its id.
+        let q = bias.wrapping_add(loc as usize);
+        // SAFETY: the caller's contract: `q - 1` is the length byte of a
+        // complete record, whose id starts at `q - SHORT_PREFIX`.
+        unsafe { holds_at(q, s).then(|| read_id(q.sub(SHORT_PREFIX))) }
+    }
+
+    /// What the locations of `loc`'s block are added to for
+    /// [`Arena::id_if_biased`]: the block's base biased by its block
+    /// number and a short record's prefix (`after_tag(loc) - loc`, the
+    /// same for every location of the block). For a reader without the
+    /// arena (the shared table's hint cache).
     #[inline]
-    pub(crate) unsafe fn record_id_if(p: *const u8, s: &[u8]) -> Option<u32> {
-        // SAFETY: `p` is the start of a complete record (the caller's
-        // contract): its id, then its length byte (or escape), then the
-        // string, so `p + SHORT_PREFIX` is just past the length byte.
-        unsafe { holds_at(p.add(SHORT_PREFIX), s).then(|| read_id(p)) }
+    pub(crate) fn block_bias(&self, loc: Loc) -> *const u8 {
+        self.after_tag(loc).wrapping_sub(loc as usize)
     }
 
     /// The string whose record is at `loc` and whose length byte is

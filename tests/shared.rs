@@ -431,3 +431,58 @@ fn one_thread_matches_string_table() {
     let b: Vec<&str> = resolver.iter().collect();
     assert_eq!(a, b);
 }
+
+/// A hasher that gives strings starting with `o` shard bit 9 (shard 512
+/// of 1024) and every other string shard 0, all in one hint set with one
+/// tag.
+#[derive(Default)]
+struct TwoShards(u64);
+
+impl Hasher for TwoShards {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = if bytes.first() == Some(&b'o') {
+            1 << 49
+        } else {
+            0
+        };
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A hint names a record by its location in its shard's arena, so the
+/// hint cache must never read one shard's entry for a string of another:
+/// a level has at least as many sets as the table has shards. Here every
+/// string is in one set with one tag; shard 0's first string fills its
+/// first block, so the hints of the next ones name its second block,
+/// which shard 512 (one block) does not have: read in shard 512's arena,
+/// they would point nowhere. Every string must keep its id.
+#[test]
+fn hints_stay_in_their_shard() {
+    let (long, short) = if cfg!(miri) { (8, 4) } else { (300, 50) };
+    let table = SharedStringTable::builder()
+        .shards(1024)
+        .hasher(BuildHasherDefault::<TwoShards>::default())
+        .build();
+    // The first string leaves its block too little room for a 200-byte
+    // one (the first chunk holds `FIRST_CHUNK_CAPACITY` bytes).
+    let strings: Vec<String> = (0..long)
+        .map(|i| match i {
+            0 => "x".repeat(FIRST_CHUNK_CAPACITY - 150),
+            _ => format!("{i:0200}"),
+        })
+        .chain((0..short).map(|i| format!("o{i}")))
+        .collect();
+    for _ in 0..2 {
+        for s in &strings {
+            table.intern(s);
+        }
+    }
+    let ids: Vec<StringId> = strings.iter().map(|s| table.intern(s)).collect();
+    for (s, &id) in strings.iter().zip(&ids) {
+        assert_eq!(table.get(s), Some(id), "{s:?}");
+        assert_eq!(table.resolve(id), Some(s.as_str()));
+    }
+    assert_eq!(table.len(), strings.len() + 1);
+}

@@ -1,35 +1,38 @@
 //! The lock-free hit path of a [`SharedStringTable`](crate::SharedStringTable):
-//! a four-way set-associative cache from a string's hash to its id-index
-//! entry, read with plain atomic loads, so that a hit on a hot string
-//! writes no memory another thread uses (a shard lock, even uncontended,
-//! is a write to a line the other threads' hits also write).
+//! a four-way set-associative cache from a string's hash to its record,
+//! read with plain atomic loads, so that a hit on a hot string writes no
+//! memory another thread uses (a shard lock, even uncontended, is a write
+//! to a line the other threads' hits also write).
 //!
-//! An entry is 4 bytes: the packed slot of a published id's index entry
-//! (its segment and offset, `index::pack`, 24 bits: ids below 2,096,640)
-//! under an 8-bit tag (the low bits of the string's 64-bit hash, the
-//! lowest forced to 1 so that no tag matches an empty, zero, entry); the
-//! set of four entries (16 bytes, one cache line) is chosen by other bits
-//! of the hash (the shard bits, 40 and up). A hit reads the entry, the
-//! index entry it names (a shift, a mask and two loads: the segment
-//! pointer, which stays in L1, and the entry, whose line the hot strings'
-//! neighbouring ids share), then the record, which holds the string and
-//! its id. A level's set mask sits in its header and a static empty level
-//! stands in before the first, so a lookup loads the level pointer, the
-//! mask and the set, with no null test.
+//! An entry is 4 bytes: the record's location in its shard's arena
+//! (`arena::Loc`: block number and offset, 24 bits, so the shard's first
+//! [`HINTED_BLOCKS`] blocks) under an 8-bit tag (the low bits of the
+//! string's 64-bit hash, the lowest forced to 1 so that no tag matches an
+//! empty, zero, entry). The set of four entries (16 bytes, one cache
+//! line) is chosen by the shard bits (the hash's bits 40 and up), whose
+//! lowest bits pick the shard: a level has at least as many sets as the
+//! table has shards, so every string of a set is of one shard, and an
+//! entry's location is read in the arena of the shard of the string
+//! looked up. Each shard publishes the base of each of its first blocks
+//! ([`Hints::publish_block`], once per block, before any hint names it):
+//! the record is the base plus the location. A hit so reads the entry,
+//! the block base (an array of 512 bytes per shard, which stays in L1),
+//! then the record, which holds the string and its id: two loads that can
+//! miss, as a `StringTable` hit (the hash slot, then the record). A
+//! level's set mask sits in its header and a static empty level stands in
+//! before the first, so a lookup loads the level pointer, the mask and
+//! the set, with no null test.
 //!
-//! Until 2026-12-02 an entry was the record's 8-byte address with a 16-bit
-//! tag, in two-way sets: a hit read no index entry, but the same bytes held
-//! half the entries. On the concurrent benchmark's stream (one thread,
-//! 100k strings) the 4-byte entries in four ways answer 92.6% of the hits
-//! (128Ki entries) against 78.8% (64Ki entries, two ways), and take the
-//! thread from 183.0 to 177.1 instructions per intern (callgrind,
-//! `thread-stream`): the 14% of hits that no longer lock save more than the
-//! index load costs every hinted hit. That load is a third dependent read
-//! on a hinted hit (a cache simulation of this machine's L1d and L2 counts
-//! 0.3 more L2 misses per intern); in wall time the two layouts could not
-//! be told apart on the 2-vCPU machine the benchmarks ran on
-//! (`benches/README.md`, the hint-layout rows), and fewer locked calls
-//! mean fewer writes to shared lock words as threads are added.
+//! History (the measurements are in `benches/README.md`): until
+//! 2026-12-02 an entry was the record's 8-byte address with a 16-bit tag,
+//! in two-way sets (64Ki entries in the same bytes); then the packed slot
+//! of the id's index entry (4 bytes, four ways, 128Ki entries), which
+//! answered 92.6% of the hits against 78.8% but made a hit read the index
+//! entry between the hint and the record, a third dependent load that
+//! can miss. Locations keep the 4-byte entries and drop that load: one
+//! thread of the concurrent stream took 1.35x `StringTable`'s time
+//! instead of 1.45x (medians of 10 alternated runs), for 4 more
+//! instructions per intern (the shard's base lookup).
 //!
 //! A string found only in the shard's table is put in its set's first
 //! empty way, else in the last, and a hit writes nothing, in any way. The
@@ -46,10 +49,12 @@
 //! An entry is only a hint: a reader compares the record's bytes with its
 //! string, so a stale, overwritten or colliding entry costs a fall-back to
 //! the shard's hash table (the authority), never a wrong id. Entries are
-//! stored with `Release` after the id was published and loaded with
-//! `Acquire`, so the index entry and the record's bytes are visible to the
-//! reader. Index segments and records never move or die before the table,
-//! and levels are freed only with it, so a slot in any entry stays valid.
+//! stored with `Release` after the record was written and its block's
+//! base published, by a thread that wrote them or found the record under
+//! the shard's lock (taken after the writer released it), and loaded with
+//! `Acquire`: the reader sees the base and the record's bytes. Blocks and
+//! their bases never move or die before the table, and levels are freed
+//! only with it, so the location in any entry stays valid.
 //!
 //! The cache grows with the table in levels of 4x (2K, 8K, 32K, 128K
 //! entries: 8 KiB to 512 KiB), switched to when the table holds as many
@@ -61,10 +66,19 @@
 
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
-use super::index::PACKED_BITS;
-#[cfg(doc)]
-use super::index::pack;
-use crate::error::Error;
+use crate::arena::{LOCAL_BITS, Loc};
+use crate::error::{Error, ErrorKind};
+
+/// Bits of an entry's location: the rest is the tag.
+const PAYLOAD_BITS: u32 = 24;
+/// Blocks per shard whose records the cache can hold: those whose
+/// locations fit [`PAYLOAD_BITS`].
+pub(crate) const HINTED_BLOCKS: usize = 1 << (PAYLOAD_BITS - LOCAL_BITS);
+
+/// One shard's block biases (see [`Hints::publish_block`]), null until
+/// published; on cache lines of their own.
+#[repr(C, align(64))]
+pub(crate) struct BlockBases([AtomicPtr<u8>; HINTED_BLOCKS]);
 
 /// log2 of the entries of level 0.
 const FIRST_BITS: u32 = 11;
@@ -83,15 +97,19 @@ const fn level_sets(k: usize) -> usize {
     level_len(k) / WAYS
 }
 
+/// Heap bytes of the block bases of a table of `shards` shards.
+pub(crate) const fn bases_bytes(shards: usize) -> usize {
+    shards * size_of::<BlockBases>()
+}
+
 /// Heap bytes of level `k`: its sets and the header.
 pub(crate) const fn level_bytes(k: usize) -> usize {
     (1 + level_sets(k)) * size_of::<Set>()
 }
 
 /// A set: four entries in 16 bytes, aligned so that a set never straddles
-/// two cache lines. An entry is where a string's id-index entry is (its
-/// segment and offset, [`pack`]) in its low [`PACKED_BITS`] bits under an
-/// 8-bit tag, or 0 (empty).
+/// two cache lines. An entry is a record's location in its shard's arena
+/// in its low [`PAYLOAD_BITS`] bits under an 8-bit tag, or 0 (empty).
 #[repr(C, align(16))]
 struct Set([AtomicU32; WAYS]);
 
@@ -116,6 +134,10 @@ pub(crate) struct Hints {
     /// (the header) holds its set mask in its first entry, written before
     /// the level is published here.
     current: AtomicPtr<Set>,
+    /// Per shard, the bases of its first [`HINTED_BLOCKS`] blocks.
+    bases: Box<[BlockBases]>,
+    /// Shards minus 1.
+    shard_mask: usize,
 }
 
 impl core::fmt::Debug for Hints {
@@ -132,7 +154,7 @@ impl core::fmt::Debug for Hints {
 #[inline(always)]
 fn tag_of(hash: u64) -> u32 {
     // Truncation intended.
-    u32::from(hash as u8 | 1) << PACKED_BITS
+    u32::from(hash as u8 | 1) << PAYLOAD_BITS
 }
 
 /// The level in use, read once: its set mask and a hash's set.
@@ -147,10 +169,11 @@ struct Level<'a> {
 
 impl<'a> Level<'a> {
     /// The set of a string whose shard bits are `bits` (`hash >> 40`):
-    /// chosen by the bits above their low byte.
+    /// chosen by their low bits, which hold the shard's (see
+    /// [`Hints::wants_level`]).
     #[inline(always)]
     fn set(self, bits: usize) -> &'a Set {
-        let i = (bits >> 7) & self.mask;
+        let i = bits & self.mask;
         // SAFETY: `base` is a level of `1 + mask + 1` sets (see
         // `Hints::level`), and `i <= mask`, so set `1 + i` is inside it; it
         // lives as long as `Hints` (levels are freed only by its `drop`,
@@ -160,11 +183,29 @@ impl<'a> Level<'a> {
 }
 
 impl Hints {
-    pub(crate) fn new() -> Hints {
-        Hints {
+    /// An empty cache for a table of `shards` shards (a power of two).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::AllocFailed`] if the allocator refuses the block
+    /// bases ([`bases_bytes`]).
+    pub(crate) fn new(shards: usize) -> Result<Hints, Error> {
+        debug_assert!(shards.is_power_of_two());
+        let mut bases = Vec::new();
+        bases
+            .try_reserve_exact(shards)
+            .map_err(|_| Error::new(ErrorKind::AllocFailed, bases_bytes(shards)))?;
+        bases.extend((0..shards).map(|_| {
+            BlockBases(core::array::from_fn(|_| {
+                AtomicPtr::new(core::ptr::null_mut())
+            }))
+        }));
+        Ok(Hints {
             levels: core::array::from_fn(|_| AtomicPtr::new(core::ptr::null_mut())),
             current: AtomicPtr::new(NO_LEVEL.as_ptr().cast_mut()),
-        }
+            bases: bases.into_boxed_slice(),
+            shard_mask: shards - 1,
+        })
     }
 
     /// The level in use.
@@ -192,37 +233,72 @@ impl Hints {
         }
     }
 
-    /// Where the id-index entry of the string with these hashes is, if
-    /// the cache holds it: the packed index slot ([`pack`]) of an id
-    /// published before the entry was stored (the `Acquire` loads pair
-    /// with the `Release` stores of `put`), to read and check. Four ways
-    /// per set, in one cache line. Writes nothing.
+    /// Where the record of the string with these hashes is, if the cache
+    /// holds it: its location and its block's bias
+    /// ([`Arena::block_bias`](crate::arena::Arena::block_bias)) in the
+    /// arena of the string's shard, for
+    /// [`Arena::id_if_biased`](crate::arena::Arena::id_if_biased). The
+    /// record was published before the entry was stored (the `Acquire`
+    /// loads pair with the `Release` stores of `put`). Four ways per set,
+    /// in one cache line, then the block's bias. Writes nothing.
     #[inline(always)]
-    pub(crate) fn get(&self, hash: u64, bits: usize) -> Option<u32> {
+    pub(crate) fn get(&self, hash: u64, bits: usize) -> Option<(*const u8, Loc)> {
         let set = self.level().set(bits);
         let want = tag_of(hash);
         for e in &set.0 {
-            let slot = e.load(Ordering::Acquire) ^ want;
-            if slot < 1 << PACKED_BITS {
-                return Some(slot);
+            let loc = e.load(Ordering::Acquire) ^ want;
+            if loc < 1 << PAYLOAD_BITS {
+                let bias = self.bias(bits, loc).load(Ordering::Relaxed);
+                return Some((bias.cast_const(), loc));
             }
         }
         None
     }
 
-    /// Remembers the id whose packed index slot is `slot` ([`pack`]) for
-    /// a string with these hashes (any thread; the id must be published
-    /// already), after a lookup that [`get`](Self::get) could not answer:
-    /// in the set's first empty way, else in the last (evicting its
-    /// entry), so that a string looked up once does not push out one that
-    /// keeps being hit. Ids without a packed slot (from 2,096,640) are not
-    /// cached.
+    /// Where the shard of a string whose shard bits are `bits` keeps the
+    /// bias of the block of `loc`, a location below `1 << PAYLOAD_BITS`.
+    #[inline(always)]
+    fn bias(&self, bits: usize, loc: Loc) -> &AtomicPtr<u8> {
+        let shard = bits & self.shard_mask;
+        let block = (loc >> LOCAL_BITS) as usize;
+        debug_assert!(shard < self.bases.len() && block < HINTED_BLOCKS);
+        // SAFETY: `bases` has `shard_mask + 1` entries (`new`), and
+        // `loc < 1 << PAYLOAD_BITS` leaves `block` below `HINTED_BLOCKS`.
+        unsafe { self.bases.get_unchecked(shard).0.get_unchecked(block) }
+    }
+
+    /// Makes the block of `loc`, a location in the arena of the shard of
+    /// shard bits `bits` (whose lock the caller holds), readable by
+    /// [`get`](Self::get): `bias` is its
+    /// [`Arena::block_bias`](crate::arena::Arena::block_bias). Called for
+    /// every record before its hint is [`put`](Self::put); only the first
+    /// call per block stores. Blocks past the first [`HINTED_BLOCKS`] are
+    /// not cached.
     #[inline]
-    pub(crate) fn put(&self, hash: u64, bits: usize, slot: Option<u32>) {
+    pub(crate) fn publish_block(&self, bits: usize, loc: Loc, bias: *const u8) {
+        if loc >= 1 << PAYLOAD_BITS {
+            return;
+        }
+        let slot = self.bias(bits, loc);
+        if slot.load(Ordering::Relaxed).is_null() {
+            slot.store(bias.cast_mut(), Ordering::Release);
+        }
+    }
+
+    /// Remembers the record at `loc` in the arena of the string's shard
+    /// (any thread; the record must be published already, and its block
+    /// by [`publish_block`](Self::publish_block)) for a string with these
+    /// hashes, after a lookup that [`get`](Self::get) could not answer: in
+    /// the set's first empty way, else in the last (evicting its entry),
+    /// so that a string looked up once does not push out one that keeps
+    /// being hit. Records past the shard's first [`HINTED_BLOCKS`] blocks
+    /// are not cached.
+    #[inline]
+    pub(crate) fn put(&self, hash: u64, bits: usize, loc: Loc) {
         let level = self.level();
-        let Some(slot) = slot else { return };
-        if level.mask == 0 {
-            // No level yet (`NO_LEVEL` is never written).
+        if loc >= 1 << PAYLOAD_BITS || level.mask == 0 {
+            // No room in an entry, or no level yet (`NO_LEVEL` is never
+            // written).
             return;
         }
         let set = level.set(bits);
@@ -230,15 +306,17 @@ impl Hints {
             .iter()
             .position(|e| e.load(Ordering::Relaxed) == 0)
             .unwrap_or(WAYS - 1);
-        set.0[way].store(tag_of(hash) | slot, Ordering::Release);
+        set.0[way].store(tag_of(hash) | loc, Ordering::Release);
     }
 
     /// The level a table of `len` strings should use, if it is not the
     /// current one yet.
     #[inline]
     pub(crate) fn wants_level(&self, len: usize) -> Option<usize> {
+        // A level has at least as many sets as the table has shards, so
+        // that the strings of one set are all of one shard (see `get`).
         let mut k = 0;
-        while k + 1 < LEVELS && len > level_len(k) {
+        while k + 1 < LEVELS && (len > level_len(k) || level_sets(k) <= self.shard_mask) {
             k += 1;
         }
         (self.current_len() < level_len(k)).then_some(k)
@@ -251,7 +329,7 @@ impl Hints {
         let mut level = Vec::new();
         level
             .try_reserve_exact(1 + sets)
-            .map_err(|_| Error::new(crate::error::ErrorKind::AllocFailed, level_bytes(k)))?;
+            .map_err(|_| Error::new(ErrorKind::AllocFailed, level_bytes(k)))?;
         // The header: the set mask, then padding.
         let header = Set::empty();
         // Truncation impossible: a level has at most 2^15 sets.
@@ -270,7 +348,8 @@ impl Hints {
         (0..LEVELS)
             .filter(|&k| !self.levels[k].load(Ordering::Relaxed).is_null())
             .map(level_bytes)
-            .sum()
+            .sum::<usize>()
+            + bases_bytes(self.bases.len())
     }
 }
 
@@ -286,5 +365,88 @@ impl Drop for Hints {
                 drop(unsafe { Box::from_raw(slice) });
             }
         }
+    }
+}
+
+/// Model checks of the hint protocol, run by `.ci/loom.sh`: a hint names
+/// a record by a location whose block bias another atomic holds, and the
+/// reader loads that bias with `Relaxed` after the hint with `Acquire`.
+/// The model keeps the table's orderings and lock, with one hint entry,
+/// one block bias and a record that is a loom cell (so loom checks that
+/// every read of it happens after its write).
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use loom::cell::UnsafeCell;
+    use loom::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+    use loom::sync::{Arc, Mutex};
+    use loom::thread;
+
+    struct Model {
+        /// The shard: whether the record is in its hash table.
+        shard: Mutex<bool>,
+        /// The block's bias (here the record itself), null until
+        /// published.
+        bias: AtomicPtr<UnsafeCell<u8>>,
+        /// The hint entry: 0, or the record's location (1).
+        hint: AtomicU32,
+    }
+
+    /// One writer inserts the record (under the shard's lock: the record,
+    /// then the block's bias, then after the unlock the hint, as
+    /// `insert_new` and `intern_locked` do); a second thread finds it
+    /// under the lock and puts the hint again (a locked hit); a reader
+    /// that sees either hint finds the bias and the record's bytes.
+    #[test]
+    fn hint_names_a_published_block() {
+        loom::model(|| {
+            let m = Arc::new(Model {
+                shard: Mutex::new(false),
+                bias: AtomicPtr::new(core::ptr::null_mut()),
+                hint: AtomicU32::new(0),
+            });
+            let writer = {
+                let m = m.clone();
+                thread::spawn(move || {
+                    let mut shard = m.shard.lock().unwrap();
+                    let record: &'static UnsafeCell<u8> = Box::leak(Box::new(UnsafeCell::new(0)));
+                    record.with_mut(|p| unsafe { *p = 42 });
+                    // `publish_block`: only the first record of a block
+                    // stores.
+                    if m.bias.load(Ordering::Relaxed).is_null() {
+                        m.bias.store(
+                            (record as *const UnsafeCell<u8>).cast_mut(),
+                            Ordering::Release,
+                        );
+                    }
+                    *shard = true;
+                    drop(shard);
+                    m.hint.store(1, Ordering::Release);
+                })
+            };
+            let finder = {
+                let m = m.clone();
+                thread::spawn(move || {
+                    let found = *m.shard.lock().unwrap();
+                    if found {
+                        m.hint.store(1, Ordering::Release);
+                    }
+                })
+            };
+            let reader = {
+                let m = m.clone();
+                thread::spawn(move || {
+                    if m.hint.load(Ordering::Acquire) != 0 {
+                        let bias = m.bias.load(Ordering::Relaxed);
+                        assert!(!bias.is_null(), "a hinted block's bias is published");
+                        // SAFETY: a published bias is a leaked cell.
+                        let v = unsafe { &*bias }.with(|p| unsafe { *p });
+                        assert_eq!(v, 42);
+                    }
+                })
+            };
+            writer.join().unwrap();
+            finder.join().unwrap();
+            reader.join().unwrap();
+        });
     }
 }

@@ -68,49 +68,6 @@ fn locate(id: usize) -> (usize, usize) {
     (k, x - (BASE << k))
 }
 
-/// Bits of a packed slot ([`pack`]).
-pub(crate) const PACKED_BITS: u32 = 24;
-/// Bits of a packed slot's offset.
-const PACKED_OFF_BITS: u32 = 20;
-const PACKED_OFF_MASK: u32 = (1 << PACKED_OFF_BITS) - 1;
-/// The last segment whose offsets fit a packed slot.
-const PACKED_LAST: u32 = {
-    let by_offset = PACKED_OFF_BITS - BASE_BITS;
-    let by_segment = (1 << (PACKED_BITS - PACKED_OFF_BITS)) - 1;
-    if by_offset < by_segment {
-        by_offset
-    } else {
-        by_segment
-    }
-};
-/// Ids with a packed slot: those of segments 0 to [`PACKED_LAST`].
-const PACKED_IDS: u32 = ((BASE as u32) << (PACKED_LAST + 1)) - BASE as u32;
-
-/// Where id `id`'s entry is, in [`PACKED_BITS`] bits: its segment above
-/// its offset in it, for ids below [`PACKED_IDS`] (2,096,640; the hint
-/// cache's entries), so that [`Index::published_at`] finds the entry
-/// with a shift and a mask.
-#[inline]
-pub(crate) fn pack(id: u32) -> Option<u32> {
-    if id >= PACKED_IDS {
-        return None;
-    }
-    let x = id + BASE as u32;
-    // `x`'s top bit is segment `k`'s (`k + BASE_BITS`); below it, the
-    // offset.
-    let top = u32::BITS - 1 - x.leading_zeros();
-    Some(((top - BASE_BITS) << PACKED_OFF_BITS) | (x ^ (1 << top)))
-}
-
-/// The segment and offset of a packed slot ([`pack`]).
-#[inline(always)]
-fn unpack(slot: u32) -> (usize, usize) {
-    (
-        (slot >> PACKED_OFF_BITS) as usize,
-        (slot & PACKED_OFF_MASK) as usize,
-    )
-}
-
 /// Entries in segment `k`.
 #[inline]
 pub(crate) fn segment_len(k: usize) -> usize {
@@ -307,53 +264,6 @@ impl Index {
         entry.store(record.cast_mut(), Ordering::Release);
     }
 
-    /// The record address at packed slot `slot` ([`pack`]), without
-    /// checks: the hint cache's lookup.
-    ///
-    /// # Safety
-    ///
-    /// `slot` must be [`pack`] of an id whose [`publish`](Self::publish)
-    /// happens-before this call.
-    #[inline(always)]
-    pub(crate) unsafe fn published_at(&self, slot: u32) -> *const u8 {
-        let (k, off) = unpack(slot);
-        let first = self.segments[k].load(Ordering::Acquire);
-        debug_assert!(!first.is_null() && off < segment_len(k));
-        // SAFETY: the id was published, so its segment was installed
-        // before (`reserve` or `reserve_assign`), and this `Acquire` load, which
-        // happens after the publication, sees it: a leaked `Box<[Entry]>`
-        // of `segment_len(k)` entries, freed only by `drop`; `off` is the
-        // id's offset in it (`pack`), so below `segment_len(k)`.
-        let entry = unsafe { &*first.add(off) };
-        entry.load(Ordering::Acquire).cast_const()
-    }
-
-    /// [`publish`](Self::publish) of `id`, whose packed slot `slot` is
-    /// [`pack`]`(id)` (computed once by the caller, which also gives it to
-    /// the hint cache): with a slot, the entry is found with a shift and
-    /// a mask.
-    ///
-    /// # Panics
-    ///
-    /// Panics if the id's segment is missing (it was not assigned).
-    #[inline]
-    pub(crate) fn publish_packed(&self, id: u32, slot: Option<u32>, record: *const u8) {
-        debug_assert_eq!(slot, pack(id));
-        let Some(slot) = slot else {
-            return self.publish(id, record);
-        };
-        let (k, off) = unpack(slot);
-        let first = self.segments[k].load(Ordering::Acquire);
-        assert!(!first.is_null(), "an assigned id's segment is installed");
-        // SAFETY: a non-null segment pointer is the first element of a
-        // leaked `Box<[Entry]>` of `segment_len(k)` entries (`install`),
-        // freed only by `drop`; `off < segment_len(k)` (`pack`). The
-        // `Acquire` load synchronises with the `Release` store in
-        // `install`, so the entries' initialisation is visible.
-        let entry = unsafe { &*first.add(off) };
-        entry.store(record.cast_mut(), Ordering::Release);
-    }
-
     /// The record address of `id`, if it is published.
     #[inline]
     pub(crate) fn get(&self, id: usize) -> Option<*const u8> {
@@ -393,27 +303,6 @@ mod tests {
         }
         assert_eq!(locate(u32::MAX as usize - 1).0, SEGMENTS - 1);
         assert!(locate(u32::MAX as usize - 1).1 < segment_len(SEGMENTS - 1));
-    }
-
-    #[test]
-    fn pack_is_locate_in_24_bits() {
-        let ids = (0..10 * BASE as u32)
-            .chain(PACKED_IDS - 3 * BASE as u32..PACKED_IDS + 3)
-            .chain([u32::MAX - 1]);
-        for id in ids {
-            let Some(slot) = pack(id) else {
-                assert!(id >= PACKED_IDS, "{id}");
-                continue;
-            };
-            assert!(id < PACKED_IDS && slot < 1 << PACKED_BITS, "{id}");
-            let (k, off) = locate(id as usize);
-            assert_eq!(
-                (slot >> PACKED_OFF_BITS, slot & PACKED_OFF_MASK),
-                (k as u32, off as u32),
-                "{id}"
-            );
-        }
-        assert_eq!(PACKED_IDS, 2_096_640);
     }
 
     #[test]
@@ -504,8 +393,7 @@ mod loom_tests {
 
         fn publish(&self, id: u32, record: &'static UnsafeCell<u8>) {
             let p = (record as *const UnsafeCell<u8>).cast::<u8>();
-            // As the table does: through the packed slot when there is one.
-            self.index.publish_packed(id, pack(id), p);
+            self.index.publish(id, p);
         }
     }
 
@@ -551,15 +439,6 @@ mod loom_tests {
                         if id != 0 {
                             let p = m.index.get(id).expect("a handed-over id resolves");
                             assert_eq!(read(p), 10 + w as u8);
-                            // The hint cache's read: the packed slot of an
-                            // id handed over with `Release`/`Acquire`, as
-                            // a hint entry is.
-                            let slot = pack(id as u32).expect("a small id packs");
-                            // SAFETY: `id` was published before the
-                            // `Release` store the `Acquire` load above saw.
-                            let q = unsafe { m.index.published_at(slot) };
-                            assert_eq!(q, p);
-                            assert_eq!(read(q), 10 + w as u8);
                         }
                     }
                     // Guessed ids, learnt from nobody: whatever resolves

@@ -22,8 +22,8 @@ use hashbrown::DefaultHashBuilder;
 
 use crate::table::{Slot, intern_failed, rehash};
 pub(crate) use frozen::Frozen;
-use hints::{Hints, level_bytes};
-use index::{Index, pack, segment_bytes};
+use hints::{Hints, bases_bytes, level_bytes};
+use index::{Index, segment_bytes};
 use shard::{Shard, hash_of};
 
 use crate::arena::{self, Arena};
@@ -109,15 +109,18 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   write to its cache line, and with several threads interning the same
 ///   hot strings that line moves between cores on most hits, whatever the
 ///   shard count. So a hit first reads a hint: a four-way set-associative
-///   cache from the hash to the string's id-index entry (a tagged 4-byte
-///   segment and offset, growing with the table to 128Ki entries); the
-///   index entry gives the record, which holds the bytes, compared with
-///   the string, and the id, so a hit reads the hint, the index entry and
-///   the record. A hint that is missing or stale only sends the
+///   cache from the hash to the string's record (a tagged 4-byte location
+///   in the shard's arena, added to the base of its block, which each
+///   shard publishes for its first 64 blocks; growing with the table to
+///   128Ki entries); the record holds the bytes, compared with the
+///   string, and the id, so a hit reads the hint, the block base (in L1)
+///   and the record, like a `StringTable` hit reads a hash slot and the
+///   record. A hint that is missing or stale only sends the
 ///   lookup on to the shard's hash table, which stays the authority; the
-///   lookups there refresh the hints. Only ids below 2,096,640 fit a hint
-///   entry: in a larger table, the strings added after those are always
-///   found through their shard's lock (a profile's hot strings are
+///   lookups there refresh the hints. Only a shard's first 64 blocks
+///   (about 11 MiB of strings per shard) fit a hint entry: in a larger
+///   table, the strings added after those are always found through their
+///   shard's lock (a profile's hot strings are
 ///   usually among its first). A hit on a hinted string takes no
 ///   lock and writes nothing. The hinted hit is
 ///   inlined into the caller; the locked path is out of line.
@@ -171,13 +174,16 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | lasso `ThreadedRodeo`, the same runs | 0.49x-0.73x | 0.77x-0.95x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
-/// -w thread-stream`): `StringTable` 155, this type 174 (183 with 8-byte
-/// hint entries in two ways and the insertion out of line, 200 with
-/// `std::sync::Mutex`, the shard's push out of line and `str`'s `Hash`),
-/// lasso `ThreadedRodeo` 256. The
-/// difference is mostly the locked path: the insertions, and the 7% of
-/// the hits that the hint cache does not answer (128Ki entries for 100k
-/// strings).
+/// -w thread-stream`): `StringTable` 155, this type 175.5 (174 when a
+/// hint named the id's index entry, which cost a third dependent load
+/// per hit, 183 with 8-byte hint entries in two ways and the insertion
+/// out of line, 200 with `std::sync::Mutex`, the shard's push out of line
+/// and `str`'s `Hash`), lasso `ThreadedRodeo` 257. The difference is
+/// mostly the locked path: the insertions, and the 7% of the hits that
+/// the hint cache does not answer (128Ki entries for 100k strings). In
+/// wall time, one thread takes about 1.3x `StringTable`'s time (medians
+/// of 12 alternated runs of `benches/profile.rs rounds`: 1.305x, against
+/// 1.435x when a hint named the index entry).
 ///
 /// A `RwLock` would not help the first version: a read lock writes its
 /// line too. Memory per string with two threads
@@ -193,7 +199,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///
 /// Per string, as `StringTable`'s, plus 3 bytes in the index (an 8-byte
 /// address instead of a 5-byte location and length, and up to half of
-/// the newest index segment unused), the hint cache (at most 680 KiB in all), and the
+/// the newest index segment unused), the hint cache (at most 680 KiB in
+/// all, and 512 bytes per shard for the block biases), and the
 /// unused tails of each shard's arena chunks. Shards take no memory until
 /// their first string; then each has its own arena chunk (16 KiB) and hash
 /// table. [`memory_usage`](Self::memory_usage) counts all of it. Not part
@@ -382,7 +389,9 @@ impl<S: BuildHasher> SharedBuilder<S> {
             shards.push(Padded(Mutex::new(Shard::new()?)));
         }
         let shards = shards.into_boxed_slice();
+        let hints = Hints::new(n)?;
         let memory = shards.len() * size_of::<Padded<ShardLock>>()
+            + bases_bytes(n)
             + shards
                 .iter()
                 .map(|s| lock(&s.0).heap_bytes())
@@ -396,7 +405,7 @@ impl<S: BuildHasher> SharedBuilder<S> {
             shards,
             shard_mask: n - 1,
             index: Index::new(),
-            hints: Hints::new(),
+            hints,
             memory: AtomicUsize::new(memory),
             grow: Mutex::new(()),
             hasher: self.hasher,
@@ -589,16 +598,17 @@ impl<S: BuildHasher> SharedStringTable<S> {
     fn intern_locked(&self, hash: u64, bits: usize, s: &str) -> Result<StringId, Error> {
         let mut shard = lock(self.shard(bits));
         if let Some(found) = shard.find(hash, s) {
-            let id = found.id();
+            let (id, loc) = (found.id(), found.loc());
             debug_assert_eq!(self.index.get(id as usize), Some(found.addr()));
             drop(shard);
-            // Every record in a shard's hash table is published.
-            self.hints.put(hash, bits, pack(id));
+            // Every record in a shard's hash table is published, and its
+            // block too.
+            self.hints.put(hash, bits, loc);
             return Ok(StringId::from_u32(id));
         }
-        let (id, slot) = self.insert_new(&mut shard, hash, s)?;
+        let (id, loc) = self.insert_new(&mut shard, hash, bits, s)?;
         drop(shard);
-        self.hints.put(hash, bits, slot);
+        self.hints.put(hash, bits, loc);
         // Levels are switched to past powers of two of strings: only the
         // thread given such an id checks (a level the limits refused is
         // asked for again at the next one).
@@ -624,17 +634,15 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// record it points to: no lock, no write.
     #[inline(always)]
     fn hinted(&self, hash: u64, bits: usize, s: &str) -> Option<StringId> {
-        let slot = self.hints.get(hash, bits)?;
-        // SAFETY: the hint cache holds only the index slots of published
-        // ids (`Hints::put`), and its `Acquire` load saw the `Release`
-        // store made after the publication.
-        let record = unsafe { self.index.published_at(slot) };
-        // SAFETY: every address published in the index is `record_addr` of
-        // a record `Arena::push` wrote in one of this table's arenas, which
-        // live as long as the table and never change once published; the
-        // `Acquire` load in `published_at` saw the `Release` store made
-        // after the record was written.
-        unsafe { Arena::record_id_if(record, s.as_bytes()) }.map(StringId::from_u32)
+        let (bias, loc) = self.hints.get(hash, bits)?;
+        // SAFETY: the hint cache gives only the locations of records
+        // `Arena::push` wrote in the arena of the string's shard, with the
+        // `block_bias` of their block that `publish_block` stored before
+        // the hint; arenas live as long as the table, and records never
+        // change once published. The `Acquire` load in `Hints::get` saw
+        // the `Release` store of a hint made after the record was written
+        // and its block's bias stored.
+        unsafe { Arena::id_if_biased(bias, loc, s.as_bytes()) }.map(StringId::from_u32)
     }
 
     /// The id of `s` if the table holds it. Never inserts.
@@ -661,9 +669,9 @@ impl<S: BuildHasher> SharedStringTable<S> {
         shard.find(hash, s).map(|f| StringId::from_u32(f.id()))
     }
 
-    /// Stores `s`, absent from `shard`, whose lock the caller holds, and
-    /// publishes it; returns its id and its packed index slot (for the
-    /// hint cache; `None` for ids from 2,096,640). Inlined into
+    /// Stores `s`, absent from `shard` (shard bits `bits`), whose lock the
+    /// caller holds, and publishes it and its block; returns its id and
+    /// its location (for the hint cache). Inlined into
     /// `intern_locked`, its only caller (the levers behind this shape and
     /// their instruction counts are in `benches/README.md`).
     #[inline(always)]
@@ -671,8 +679,9 @@ impl<S: BuildHasher> SharedStringTable<S> {
         &self,
         shard: &mut Shard,
         hash: u64,
+        bits: usize,
         s: &str,
-    ) -> Result<(StringId, Option<u32>), Error> {
+    ) -> Result<(StringId, arena::Loc), Error> {
         let max = self.limits.get_max_strings();
         // Most strings need no growth: room in the hash table and in the
         // arena's current block. Then nothing can fail once the id is
@@ -708,12 +717,12 @@ impl<S: BuildHasher> SharedStringTable<S> {
             };
         let Shard { arena, table } = shard;
         let record = arena.record_addr(loc);
-        let slot = pack(id);
-        self.index.publish_packed(id, slot, record);
+        self.index.publish(id, record);
+        self.hints.publish_block(bits, loc, arena.block_bias(loc));
         table.insert_unique(hash, Slot::of(loc, s), |e| {
             rehash(&self.hasher, arena, e.loc())
         });
-        Ok((StringId::from_u32(id), slot))
+        Ok((StringId::from_u32(id), loc))
     }
 
     /// Makes room in `shard`'s hash table and copies `s` into its arena;
@@ -868,7 +877,8 @@ impl<S> SharedStringTable<S> {
 
     /// Every heap byte the table holds: the shard list, each shard's arena
     /// chunks (with bumpalo's footers and the arena's bookkeeping) and hash
-    /// table, and the index segments. Bytes are counted as requested from
+    /// table, the index segments and the hint cache (its levels and block
+    /// biases). Bytes are counted as requested from
     /// the global allocator (its own per-allocation headers are not
     /// included).
     ///
