@@ -198,9 +198,11 @@
 //!   touches through a shared reference;
 //! - the shared table's lock-free id index (`shared/index.rs`) and hint
 //!   cache (`shared/hints.rs`): segments and cache levels leaked from and
-//!   returned to `Box`, and reading a record through the address the
-//!   index published (`Arena::record_str`), after the `Acquire` load that
-//!   makes its bytes visible. The publish protocol is
+//!   returned to `Box`, reading a record through the address the index
+//!   published (`Arena::record_str`) or through a hint's location and its
+//!   block's published bias (`Arena::id_if_biased`), after the `Acquire`
+//!   load that makes its bytes visible, and indexing the shards' block
+//!   biases without bounds checks. Both publish protocols are
 //!   model-checked with loom (`.ci/loom.sh`), the concurrent tests run
 //!   under Miri and ThreadSanitizer
 //!   (`.ci/tsan.sh`).

@@ -172,6 +172,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | lasso `ThreadedRodeo`, the same runs | 0.52x-0.69x | 0.97x-1.27x |
 /// | this type (4-byte hint entries, one-step ids for insertions), spawned-thread baseline | 0.71x-0.94x | 1.26x-1.45x |
 /// | lasso `ThreadedRodeo`, the same runs | 0.49x-0.73x | 0.77x-0.95x |
+/// | this type (hints name the record's location, no index load on a hit) | 0.65x-0.79x | 1.34x-1.67x |
+/// | lasso `ThreadedRodeo`, the same runs | 0.37x-0.51x | 0.82x-0.97x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
 /// -w thread-stream`): `StringTable` 155, this type 175.5 (174 when a
