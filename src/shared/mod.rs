@@ -203,9 +203,10 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// address instead of a 5-byte location and length, and up to half of
 /// the newest index segment unused), the hint cache (at most 680 KiB in
 /// all, and 512 bytes per shard for the block biases), and the
-/// unused tails of each shard's arena chunks. Shards take no memory until
-/// their first string; then each has its own arena chunk (16 KiB) and hash
-/// table. [`memory_usage`](Self::memory_usage) counts all of it. Not part
+/// unused tails of each shard's arena chunks. Until its first string a
+/// shard holds only its lock with the shard's bookkeeping (256 bytes) and
+/// its block biases (512 bytes); then it has its own arena chunk (16 KiB)
+/// and hash table too. [`memory_usage`](Self::memory_usage) counts all of it. Not part
 /// of any table: the process-wide parking table that `parking_lot` (the
 /// shard locks) allocates the first time a thread waits for a contended
 /// lock, about 1 KiB for a few threads, kept until the process exits.
@@ -309,8 +310,9 @@ impl<S: BuildHasher> SharedBuilder<S> {
 
     /// Sets the number of shards, rounded up to a power of two between 1
     /// and 1024. More shards make two threads less likely to want the same
-    /// lock at once; each shard that holds a string costs an arena chunk
-    /// and a hash table.
+    /// lock at once; each shard costs 768 bytes (its lock with its
+    /// bookkeeping, and the hint cache's block biases), and each shard that
+    /// holds a string an arena chunk and a hash table too.
     ///
     /// # Examples
     ///
@@ -365,11 +367,13 @@ impl<S: BuildHasher> SharedBuilder<S> {
     }
 
     /// Builds the table, returning an error if the initial allocations
-    /// fail. The shards allocate nothing until their first string.
+    /// fail. The shards' arenas and hash tables allocate nothing until
+    /// their first string.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::AllocFailed`] if the allocator refuses the shard list.
+    /// [`ErrorKind::AllocFailed`] if the allocator refuses the shard list
+    /// or the hint cache's block biases.
     /// Each shard's fixed bookkeeping (under 100 bytes, as for
     /// `StringTable`) is allocated infallibly and aborts if even that
     /// fails.
