@@ -915,6 +915,23 @@ impl Arena {
         unsafe { holds_at(q, s).then(|| read_id(q.sub(SHORT_PREFIX))) }
     }
 
+    /// The string of the record whose location is `loc` in a block whose
+    /// [`block_bias`](Arena::block_bias) is `bias`; read without the
+    /// arena, like [`Arena::record_str`].
+    ///
+    /// # Safety
+    ///
+    /// As for [`Arena::id_if_biased`], and the returned string must not
+    /// outlive the arena.
+    #[inline]
+    pub(crate) unsafe fn str_biased<'a>(bias: *const u8, loc: Loc) -> &'a str {
+        let q = bias.wrapping_add(loc as usize);
+        // SAFETY: the caller's contract: `q - 1` is the length byte (or
+        // escape) of a complete record whose bytes, copied from a `&str`,
+        // stay unchanged while the arena lives.
+        unsafe { core::str::from_utf8_unchecked(bytes_at(q)) }
+    }
+
     /// What the locations of `loc`'s block are added to for
     /// [`Arena::id_if_biased`]: the block's base biased by its block
     /// number and a short record's prefix (`after_tag(loc) - loc`, the

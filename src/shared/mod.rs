@@ -176,16 +176,18 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | lasso `ThreadedRodeo`, the same runs | 0.37x-0.51x | 0.82x-0.97x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
-/// -w thread-stream`): `StringTable` 155, this type 175.5 (174 when a
+/// -w thread-stream`): `StringTable` 155, this type 174.6 (175.5 before
+/// new hint levels carried the old one's hints over, 174 when a
 /// hint named the id's index entry, which cost a third dependent load
 /// per hit, 183 with 8-byte hint entries in two ways and the insertion
 /// out of line, 200 with `std::sync::Mutex`, the shard's push out of line
 /// and `str`'s `Hash`), lasso `ThreadedRodeo` 257. The difference is
-/// mostly the locked path: the insertions, and the 7% of the hits that
+/// mostly the locked path: the insertions, and the 4% of the hits that
 /// the hint cache does not answer (128Ki entries for 100k strings). In
 /// wall time, one thread takes about 1.3x `StringTable`'s time (medians
-/// of 12 alternated runs of `benches/profile.rs rounds`: 1.305x, against
-/// 1.435x when a hint named the index entry).
+/// of alternated runs of `benches/profile.rs rounds`: 1.305x against
+/// 1.435x when a hint named the index entry, and 1.31x against 1.39x
+/// before the levels carried their hints over, on a busier host).
 ///
 /// A `RwLock` would not help the first version: a read lock writes its
 /// line too. Memory per string with two threads
@@ -781,7 +783,15 @@ impl<S: BuildHasher> SharedStringTable<S> {
             if self.hints.wants_level(self.len()) != Some(k) || level_bytes(k) > budget {
                 return (Ok(()), 0);
             }
-            match self.hints.install(k) {
+            let rehash = |bias, loc| {
+                // SAFETY: `install` passes the location and block bias of a
+                // hint of the level it replaces: a record of this table's
+                // arenas, published (with its block's bias) before the
+                // hint was stored, which `install` loaded with `Acquire`;
+                // the string does not outlive this call.
+                hash_of(&self.hasher, unsafe { Arena::str_biased(bias, loc) })
+            };
+            match self.hints.install(k, rehash) {
                 Ok(()) => (Ok(()), level_bytes(k)),
                 Err(e) => (Err(e), 0),
             }
@@ -1003,6 +1013,35 @@ impl<S> fmt::Debug for SharedStringTable<S> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+
+    /// A new hint level starts with the old one's hints: strings hinted
+    /// before the switch are still answered without a lock after it.
+    #[test]
+    fn hints_survive_a_level_switch() {
+        let table = SharedStringTable::builder().shards(8).build();
+        let first: Vec<String> = (0..1000).map(|i| format!("hot::function_{i}")).collect();
+        for s in &first {
+            table.intern(s);
+        }
+        let hinted = |table: &SharedStringTable, s: &str| {
+            let (hash, bits) = hash_of(&table.hasher, s);
+            table.hinted(hash, bits, s).is_some()
+        };
+        let before = first.iter().filter(|s| hinted(&table, s)).count();
+        let entries = table.hints.current_len();
+        // Past the first level's entries: the next level is installed.
+        let mut i = 0;
+        while table.hints.current_len() == entries {
+            table.intern(&format!("cold::function_{i}"));
+            i += 1;
+        }
+        let after = first.iter().filter(|s| hinted(&table, s)).count();
+        assert!(before > 900, "{before} of 1000 hinted before the switch");
+        assert!(
+            after >= before * 9 / 10,
+            "{after} of {before} hinted after the switch"
+        );
+    }
 
     #[test]
     fn memory_is_every_shard_and_segment() {
