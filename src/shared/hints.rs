@@ -13,10 +13,11 @@
 //! lowest bits pick the shard: a level has at least as many sets as the
 //! table has shards, so every string of a set is of one shard, and an
 //! entry's location is read in the arena of the shard of the string
-//! looked up. Each shard publishes the base of each of its first blocks
-//! ([`Hints::publish_block`], once per block, before any hint names it):
-//! the record is the base plus the location. A hit so reads the entry,
-//! the block base (an array of 512 bytes per shard, which stays in L1),
+//! looked up. Each shard publishes the bias (base address, offset by the
+//! block number) of each of its first blocks ([`Hints::publish_block`],
+//! once per block, before any hint names it): the record is the bias plus
+//! the location. A hit so reads the entry, the block's bias (an array of
+//! 512 bytes per shard, which stays in L1),
 //! then the record, which holds the string and its id: two loads that can
 //! miss, as a `StringTable` hit (the hash slot, then the record). A
 //! level's set mask sits in its header and a static empty level stands in
@@ -30,9 +31,9 @@
 //! answered 92.6% of the hits against 78.8% but made a hit read the index
 //! entry between the hint and the record, a third dependent load that
 //! can miss. Locations keep the 4-byte entries and drop that load: one
-//! thread of the concurrent stream took 1.35x `StringTable`'s time
-//! instead of 1.45x (medians of 10 alternated runs), for 4 more
-//! instructions per intern (the shard's base lookup).
+//! thread of the concurrent stream took 1.305x `StringTable`'s time
+//! instead of 1.435x (medians of 12 alternated runs), for 1.5 more
+//! instructions per intern (the shard's bias lookup).
 //!
 //! A string found only in the shard's table is put in its set's first
 //! empty way, else in the last, and a hit writes nothing, in any way. The
@@ -50,10 +51,10 @@
 //! string, so a stale, overwritten or colliding entry costs a fall-back to
 //! the shard's hash table (the authority), never a wrong id. Entries are
 //! stored with `Release` after the record was written and its block's
-//! base published, by a thread that wrote them or found the record under
+//! bias published, by a thread that wrote them or found the record under
 //! the shard's lock (taken after the writer released it), and loaded with
-//! `Acquire`: the reader sees the base and the record's bytes. Blocks and
-//! their bases never move or die before the table, and levels are freed
+//! `Acquire`: the reader sees the bias and the record's bytes. Blocks and
+//! their biases never move or die before the table, and levels are freed
 //! only with it, so the location in any entry stays valid.
 //!
 //! The cache grows with the table in levels of 4x (2K, 8K, 32K, 128K
@@ -103,7 +104,7 @@ const fn level_sets(k: usize) -> usize {
     level_len(k) / WAYS
 }
 
-/// Heap bytes of the block bases of a table of `shards` shards.
+/// Heap bytes of the block biases of a table of `shards` shards.
 pub(crate) const fn bases_bytes(shards: usize) -> usize {
     shards * size_of::<BlockBases>()
 }
@@ -140,7 +141,7 @@ pub(crate) struct Hints {
     /// (the header) holds its set mask in its first entry, written before
     /// the level is published here.
     current: AtomicPtr<Set>,
-    /// Per shard, the bases of its first [`HINTED_BLOCKS`] blocks.
+    /// Per shard, the biases of its first [`HINTED_BLOCKS`] blocks.
     bases: Box<[BlockBases]>,
     /// Shards minus 1.
     shard_mask: usize,
@@ -194,7 +195,7 @@ impl Hints {
     /// # Errors
     ///
     /// [`ErrorKind::AllocFailed`] if the allocator refuses the block
-    /// bases ([`bases_bytes`]).
+    /// biases ([`bases_bytes`]).
     pub(crate) fn new(shards: usize) -> Result<Hints, Error> {
         debug_assert!(shards.is_power_of_two());
         let mut bases = Vec::new();
