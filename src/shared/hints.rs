@@ -60,11 +60,13 @@
 //! The cache grows with the table in levels of 4x (2K, 8K, 32K, 128K
 //! entries: 8 KiB to 512 KiB), switched to when the table holds as many
 //! strings as the current level has entries (checked when a power-of-two
-//! id is given out). The thread that installs a level carries the old
-//! level's hints over (each string re-hashed from its record: at most
-//! 32Ki strings, once per level, under the growth lock), so that the
-//! strings hinted before the switch are not all sent to their shard's
-//! lock once more: on the concurrent benchmark's stream (one thread,
+//! id is given out). The thread that installs a level then carries the
+//! old level's hints over ([`Hints::carry_over`]: each string re-hashed
+//! from its record, at most 32Ki strings, once per level, after the
+//! growth lock is released, which also keeps the byte count right should
+//! a user's hasher panic), so that the strings hinted before the switch
+//! are not all sent to their shard's lock once more: on the concurrent
+//! benchmark's stream (one thread,
 //! 100k strings) locked calls went from 170k to 134k per 1M interns, and
 //! instructions from 175.5 to 174.6 per intern. Earlier levels are kept
 //! until the table is dropped, so a reader never sees memory freed under
@@ -329,18 +331,10 @@ impl Hints {
         (self.current_len() < level_len(k)).then_some(k)
     }
 
-    /// Installs level `k`, switches to it, and carries the level it
-    /// replaces over: each of that level's hints goes into the first empty
-    /// way of its set in the new one, which needs the string's hash again,
-    /// `rehash(bias, loc)` of the record at location `loc` of a block whose
-    /// bias is `bias` (see [`get`](Self::get)). The caller serialises calls
-    /// (the growth lock) and has charged [`level_bytes`].
-    pub(crate) fn install(
-        &self,
-        k: usize,
-        rehash: impl Fn(*const u8, Loc) -> (u64, usize),
-    ) -> Result<(), Error> {
-        let old = self.level();
+    /// Installs level `k` and switches to it. The caller serialises calls
+    /// (the growth lock) and has charged [`level_bytes`]; it then calls
+    /// [`carry_over`](Self::carry_over).
+    pub(crate) fn install(&self, k: usize) -> Result<(), Error> {
         let sets = level_sets(k);
         let mut level = Vec::new();
         level
@@ -355,10 +349,37 @@ impl Hints {
         let first = Box::into_raw(level.into_boxed_slice()).cast::<Set>();
         self.levels[k].store(first, Ordering::Release);
         self.current.store(first, Ordering::Release);
-        let new = self.level();
+        Ok(())
+    }
+
+    /// Carries the hints of the level that level `k` replaced (the
+    /// highest installed below it) over to level `k`: each goes into the
+    /// first empty way of its set there, which needs the string's hash
+    /// again, `rehash(bias, loc)` of the record at location `loc` of a
+    /// block whose bias is `bias` (see [`get`](Self::get)). Any thread,
+    /// without the growth lock: other threads may be putting hints into
+    /// level `k` meanwhile (at worst one hint overwrites another), or even
+    /// have switched to a later level (then these hints only fill a level
+    /// no lookup reads).
+    pub(crate) fn carry_over(&self, k: usize, rehash: impl Fn(*const u8, Loc) -> (u64, usize)) {
+        let level = |j: usize| {
+            let base = self.levels[j].load(Ordering::Acquire).cast_const();
+            // SAFETY: a non-null level pointer was stored (with `Release`,
+            // which this `Acquire` load pairs with) by `install` after it
+            // wrote the level's header: a leaked allocation of
+            // `1 + level_sets(j)` sets, freed only by `drop`.
+            (!base.is_null()).then(|| Level {
+                base,
+                mask: level_sets(j) - 1,
+                _hints: core::marker::PhantomData,
+            })
+        };
+        let Some(new) = level(k) else { return };
+        let Some(old) = (0..k).rev().find_map(level) else {
+            return;
+        };
         // The old level's set numbers hold their strings' shard bits (a
-        // level has at least as many sets as shards); `NO_LEVEL` has no
-        // hints (mask 0, one empty set).
+        // level has at least as many sets as shards).
         for i in 0..=old.mask {
             for e in &old.set(i).0 {
                 let loc = e.load(Ordering::Acquire) & ((1 << PAYLOAD_BITS) - 1);
@@ -368,14 +389,11 @@ impl Hints {
                 let bias = self.bias(i, loc).load(Ordering::Relaxed);
                 let (hash, bits) = rehash(bias, loc);
                 let set = new.set(bits);
-                // Other threads may be putting hints into the new level
-                // meanwhile: at worst one hint overwrites another.
                 if let Some(way) = set.0.iter().find(|e| e.load(Ordering::Relaxed) == 0) {
                     way.store(tag_of(hash) | loc, Ordering::Release);
                 }
             }
         }
-        Ok(())
     }
 
     /// Heap bytes of the installed levels.

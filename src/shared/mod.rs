@@ -776,26 +776,29 @@ impl<S: BuildHasher> SharedStringTable<S> {
     }
 
     /// Adds hint-cache level `k` if no other thread has, when the byte
-    /// limit allows; never fails (the cache only speeds up hits).
+    /// limit allows, and carries the old level's hints over to it; never
+    /// fails (the cache only speeds up hits).
     #[cold]
     fn grow_hints(&self, k: usize) {
-        let _ = self.grow(|budget| {
+        let installed = self.grow(|budget| {
             if self.hints.wants_level(self.len()) != Some(k) || level_bytes(k) > budget {
-                return (Ok(()), 0);
+                return (Ok(false), 0);
             }
-            let rehash = |bias, loc| {
-                // SAFETY: `install` passes the location and block bias of a
-                // hint of the level it replaces: a record of this table's
-                // arenas, published (with its block's bias) before the
-                // hint was stored, which `install` loaded with `Acquire`;
-                // the string does not outlive this call.
-                hash_of(&self.hasher, unsafe { Arena::str_biased(bias, loc) })
-            };
-            match self.hints.install(k, rehash) {
-                Ok(()) => (Ok(()), level_bytes(k)),
+            match self.hints.install(k) {
+                Ok(()) => (Ok(true), level_bytes(k)),
                 Err(e) => (Err(e), 0),
             }
         });
+        if installed == Ok(true) {
+            self.hints.carry_over(k, |bias, loc| {
+                // SAFETY: `carry_over` passes the location and block bias
+                // of a hint of the level `k` replaced: a record of this
+                // table's arenas, published (with its block's bias) before
+                // the hint was stored, which `carry_over` loaded with
+                // `Acquire`; the string does not outlive this call.
+                hash_of(&self.hasher, unsafe { Arena::str_biased(bias, loc) })
+            });
+        }
     }
 
     /// Installs index segment `k` if no other thread has.
@@ -1041,6 +1044,74 @@ mod tests {
             after >= before * 9 / 10,
             "{after} of {before} hinted after the switch"
         );
+    }
+
+    /// A hasher that panics on `"boom"` once armed.
+    #[derive(Clone, Default)]
+    struct Armed(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+    struct ArmedHasher(std::hash::DefaultHasher, bool, bool);
+
+    impl BuildHasher for Armed {
+        type Hasher = ArmedHasher;
+        fn build_hasher(&self) -> ArmedHasher {
+            ArmedHasher(
+                std::hash::DefaultHasher::new(),
+                self.0.load(Ordering::Relaxed),
+                false,
+            )
+        }
+    }
+
+    impl core::hash::Hasher for ArmedHasher {
+        fn write(&mut self, bytes: &[u8]) {
+            self.2 |= bytes == b"boom";
+            self.0.write(bytes);
+        }
+        fn finish(&self) -> u64 {
+            assert!(!(self.1 && self.2), "armed hasher saw \"boom\"");
+            self.0.finish()
+        }
+    }
+
+    /// A user hasher that panics while a new hint level takes the old
+    /// one's hints over leaves the table usable and its byte count right
+    /// (the level was charged before the carry-over ran).
+    #[test]
+    fn hasher_panic_during_carry_over() {
+        let armed = Armed::default();
+        let table = SharedStringTable::builder()
+            .shards(1)
+            .hasher(armed.clone())
+            .build();
+        // Its second intern, a locked hit once level 0 exists, hints it.
+        table.intern("boom");
+        table.intern("boom");
+        let entries = table.hints.current_len();
+        let mut i = 0;
+        // Up to the id just before the level switch.
+        while table.len() < 2048 {
+            table.intern(&format!("s{i}"));
+            i += 1;
+        }
+        assert_eq!(table.hints.current_len(), entries);
+        armed.0.store(true, Ordering::Relaxed);
+        let r = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
+            table.intern("switch");
+        }));
+        armed.0.store(false, Ordering::Relaxed);
+        assert!(r.is_err(), "the carry-over hashed \"boom\"");
+        assert!(
+            table.hints.current_len() > entries,
+            "the level was installed"
+        );
+        let counted: usize = size_of::<Padded<ShardLock>>()
+            + lock(&table.shards[0].0).heap_bytes()
+            + table.index.heap_bytes()
+            + table.hints.heap_bytes();
+        assert_eq!(table.memory_usage(), counted);
+        assert_eq!(table.get("switch").map(StringId::to_u32), Some(2048));
+        assert_eq!(table.intern("boom").to_u32(), 1);
     }
 
     #[test]
