@@ -220,12 +220,33 @@ impl Hints {
     /// The level in use.
     #[inline(always)]
     fn level(&self) -> Level<'_> {
-        let base = self.current.load(Ordering::Acquire).cast_const();
         // SAFETY: `current` is `NO_LEVEL` or was set (with `Release`, which
         // this `Acquire` load pairs with) after `install` wrote the
-        // level's header: a leaked allocation of `1 + level_sets(k)` sets
-        // whose first entry holds `level_sets(k) - 1`, freed only by
-        // `drop`; `NO_LEVEL`'s holds 0 and it has 2 sets.
+        // level's header.
+        unsafe { self.level_at(self.current.load(Ordering::Acquire)) }
+    }
+
+    /// Level `j`, if it is installed.
+    fn installed(&self, j: usize) -> Option<Level<'_>> {
+        let base = self.levels[j].load(Ordering::Acquire);
+        // SAFETY: a non-null level pointer was stored (with `Release`,
+        // which this `Acquire` load pairs with) by `install` after it wrote
+        // the level's header.
+        (!base.is_null()).then(|| unsafe { self.level_at(base) })
+    }
+
+    /// The level whose first set (its header) is at `base`.
+    ///
+    /// # Safety
+    ///
+    /// `base` must be `NO_LEVEL` (its header holds 0 and it has 2 sets) or
+    /// a level `install` made: a leaked allocation of `1 + level_sets(k)`
+    /// sets whose first entry holds `level_sets(k) - 1`, freed only by
+    /// `drop`, its header visible to this thread.
+    #[inline(always)]
+    unsafe fn level_at(&self, base: *mut Set) -> Level<'_> {
+        let base = base.cast_const();
+        // SAFETY: the caller's guarantee.
         let mask = unsafe { (*base).0[0].load(Ordering::Relaxed) } as usize;
         Level {
             base,
@@ -362,20 +383,8 @@ impl Hints {
     /// have switched to a later level (then these hints only fill a level
     /// no lookup reads).
     pub(crate) fn carry_over(&self, k: usize, rehash: impl Fn(*const u8, Loc) -> (u64, usize)) {
-        let level = |j: usize| {
-            let base = self.levels[j].load(Ordering::Acquire).cast_const();
-            // SAFETY: a non-null level pointer was stored (with `Release`,
-            // which this `Acquire` load pairs with) by `install` after it
-            // wrote the level's header: a leaked allocation of
-            // `1 + level_sets(j)` sets, freed only by `drop`.
-            (!base.is_null()).then(|| Level {
-                base,
-                mask: level_sets(j) - 1,
-                _hints: core::marker::PhantomData,
-            })
-        };
-        let Some(new) = level(k) else { return };
-        let Some(old) = (0..k).rev().find_map(level) else {
+        let Some(new) = self.installed(k) else { return };
+        let Some(old) = (0..k).rev().find_map(|j| self.installed(j)) else {
             return;
         };
         // The old level's set numbers hold their strings' shard bits (a
