@@ -22,7 +22,8 @@
 //! miss, as a `StringTable` hit (the hash slot, then the record). A
 //! level's set mask sits in its header and a static empty level stands in
 //! before the first, so a lookup loads the level pointer, the mask and
-//! the set, with no null test.
+//! the set, with no null test. The four ways are compared without a
+//! branch per way (the smallest entry xor the tag, see [`Hints::get`]).
 //!
 //! History (the measurements are in `benches/README.md`): until
 //! 2026-12-02 an entry was the record's 8-byte address with a 16-bit tag,
@@ -271,16 +272,23 @@ impl Hints {
     /// record was published before the entry was stored (the `Acquire`
     /// loads pair with the `Release` stores of `put`). Four ways per set,
     /// in one cache line, then the block's bias. Writes nothing.
+    ///
+    /// The ways are compared without a branch per way: an entry xor the
+    /// wanted tag is the entry's location when the tags match and at least
+    /// `1 << PAYLOAD_BITS` when they do not, so the smallest of the four is
+    /// a match if any way matches (two ways whose tags both match are two
+    /// candidates either way; the caller compares the record). Which way
+    /// holds a string is as good as random, so a branch per way was
+    /// mispredicted on about one hit in two (`benches/README.md`).
     #[inline(always)]
     pub(crate) fn get(&self, hash: u64, bits: usize) -> Option<(*const u8, Loc)> {
         let set = self.level().set(bits);
         let want = tag_of(hash);
-        for e in &set.0 {
-            let loc = e.load(Ordering::Acquire) ^ want;
-            if loc < 1 << PAYLOAD_BITS {
-                let bias = self.bias(bits, loc).load(Ordering::Relaxed);
-                return Some((bias.cast_const(), loc));
-            }
+        let x = |w: usize| set.0[w].load(Ordering::Acquire) ^ want;
+        let loc = x(0).min(x(1)).min(x(2).min(x(3)));
+        if loc < 1 << PAYLOAD_BITS {
+            let bias = self.bias(bits, loc).load(Ordering::Relaxed);
+            return Some((bias.cast_const(), loc));
         }
         None
     }
