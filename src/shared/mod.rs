@@ -174,26 +174,30 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | lasso `ThreadedRodeo`, the same runs | 0.49x-0.73x | 0.77x-0.95x |
 /// | this type (hints name the record's location, no index load on a hit) | 0.65x-0.79x | 1.34x-1.67x |
 /// | lasso `ThreadedRodeo`, the same runs | 0.37x-0.51x | 0.82x-0.97x |
+/// | this type (hint ways compared without a branch per way), twelve runs | 0.59x-0.98x | 1.30x-1.75x |
+/// | lasso `ThreadedRodeo`, the same runs | 0.41x-0.66x | 0.76x-0.99x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
-/// -w thread-stream`): `StringTable` 155, this type 174.6 (175.5 before
-/// new hint levels carried the old one's hints over, 174 when a
-/// hint named the id's index entry, which cost a third dependent load
-/// per hit, 183 with 8-byte hint entries in two ways and the insertion
-/// out of line, 200 with `std::sync::Mutex`, the shard's push out of line
-/// and `str`'s `Hash`), lasso `ThreadedRodeo` 257. The difference is
-/// mostly the locked path: the insertions, and the 4% of the hits that
-/// the hint cache does not answer (128Ki entries for 100k strings). In
-/// wall time, one thread takes about 1.3x `StringTable`'s time (medians
-/// of alternated runs of `benches/profile.rs rounds`: 1.305x against
-/// 1.435x when a hint named the index entry, and 1.31x against 1.39x
-/// before the levels carried their hints over, on a busier host).
+/// -w thread-stream`): `StringTable` 155, this type 183.1 (174.6 with a
+/// branch per hint way, which was mispredicted on about one hit in two;
+/// 175.5 before new hint levels carried the old one's hints over, 174
+/// when a hint named the id's index entry, which cost a third dependent
+/// load per hit, 183 with 8-byte hint entries in two ways and the
+/// insertion out of line, 200 with `std::sync::Mutex`, the shard's push
+/// out of line and `str`'s `Hash`), lasso `ThreadedRodeo` 257. The
+/// difference is mostly the locked path: the insertions, and the 4% of
+/// the hits that the hint cache does not answer (128Ki entries for 100k
+/// strings). In wall time, one thread takes about 1.25x `StringTable`'s
+/// time (medians of alternated runs of `benches/profile.rs rounds`:
+/// 1.26x against 1.44x with a branch per way, 1.305x against 1.435x
+/// when a hint named the index entry, and 1.31x against 1.39x before
+/// the levels carried their hints over, on a busier host).
 ///
 /// A `RwLock` would not help the first version: a read lock writes its
 /// line too. Memory per string with two threads
 /// (`examples/shared_memory.rs`, 100k strings): `StringTable` 21.4 bytes
-/// beyond the strings' own, this type 35.1 at 8 shards (the default on 2
-/// cores), 39.1 at 16, 41.9 at 64, 95.3 at 256: every shard's arena grows
+/// beyond the strings' own, this type 34.5 at 8 shards (the default on 2
+/// cores), 39.2 at 16, 42.2 at 64, 96.6 at 256: every shard's arena grows
 /// its chunks on its own, so many small shards leave many half-empty chunk
 /// tails (shard arenas double their chunks only up to 64 KiB, against
 /// 256 KiB for a `StringTable`, which took 8 shards from 44.3 to 33.1);
