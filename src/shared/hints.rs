@@ -8,8 +8,8 @@
 //! (`arena::Loc`: block number and offset, 24 bits, so the shard's first
 //! [`HINTED_BLOCKS`] blocks) under an 8-bit tag (the low bits of the
 //! string's 64-bit hash, the lowest forced to 1 so that no tag matches an
-//! empty, zero, entry). The set of four entries (16 bytes, one cache
-//! line) is chosen by the shard bits (the hash's bits 40 and up), whose
+//! empty, zero, entry). The set of four entries (16 bytes, never across
+//! two cache lines) is chosen by the shard bits (the hash's bits 40 and up), whose
 //! lowest bits pick the shard: a level has at least as many sets as the
 //! table has shards, so every string of a set is of one shard, and an
 //! entry's location is read in the arena of the shard of the string
@@ -46,7 +46,11 @@
 //! 78.8% without, for a write on 16.5% of the interns, each one taking the
 //! line from every other core that holds it.) Measured and not kept
 //! (`benches/README.md`): 8-byte entries in 4- and 8-way sets, new levels
-//! starting with the old one's hints, and switching levels earlier.
+//! starting with the old one's hints while entries were 8 bytes (with
+//! the 4-byte ones, the carry-over below is kept), switching levels
+//! earlier, and sending the strings a full set turns away on to other
+//! sets of their shard (in the same cache line or not: fewer locked
+//! hits, but every miss whose set is full then tests more sets).
 //!
 //! An entry is only a hint: a reader compares the record's bytes with its
 //! string, so a stale, overwritten or colliding entry costs a fall-back to
