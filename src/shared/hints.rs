@@ -9,11 +9,11 @@
 //! [`HINTED_BLOCKS`] blocks) under an 8-bit tag (the low bits of the
 //! string's 64-bit hash, the lowest forced to 1 so that no tag matches an
 //! empty, zero, entry). The set of four entries (16 bytes, never across
-//! two cache lines) is chosen by the shard bits (the hash's bits 40 and up), whose
-//! lowest bits pick the shard: a level has at least as many sets as the
-//! table has shards, so every string of a set is of one shard, and an
-//! entry's location is read in the arena of the shard of the string
-//! looked up. Each shard publishes the bias (base address, offset by the
+//! two cache lines) is chosen by the shard bits (the hash's bits 40 and
+//! up), whose lowest bits pick the shard: a level has at least as many
+//! sets as the table has shards, so every string of a set is of one
+//! shard, and an entry's location is read in the arena of the shard of
+//! the string looked up. Each shard publishes the bias (base address, offset by the
 //! block number) of each of its first blocks ([`Hints::publish_block`],
 //! once per block, before any hint names it): the record is the bias plus
 //! the location. A hit so reads the entry, the block's bias (an array of
@@ -282,8 +282,11 @@ impl Hints {
     /// `1 << PAYLOAD_BITS` when they do not, so the smallest of the four is
     /// a match if any way matches (two ways whose tags both match are two
     /// candidates either way; the caller compares the record). Which way
-    /// holds a string is as good as random, so a branch per way was
-    /// mispredicted on about one hit in two (`benches/README.md`).
+    /// holds a string is as good as random, so a branch per way is
+    /// mispredicted often: callgrind's branch simulation counts 2.25
+    /// mispredictions per intern with one, 1.64 without (`StringTable`
+    /// 0.92), and one thread's time went from 1.44x to 1.26x
+    /// `StringTable`'s (`benches/README.md`).
     #[inline(always)]
     pub(crate) fn get(&self, hash: u64, bits: usize) -> Option<(*const u8, Loc)> {
         let set = self.level().set(bits);
