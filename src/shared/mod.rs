@@ -180,7 +180,7 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
 /// -w thread-stream`): `StringTable` 155, this type 183.1 (174.6 with a
 /// branch per hint way, which costs more time in mispredictions than
-/// the 8.5 instructions that replace it; 175.5 before new hint levels carried the old one's hints over, 174
+/// the 8.4 instructions that replace it; 175.5 before new hint levels carried the old one's hints over, 174
 /// when a hint named the id's index entry, which cost a third dependent
 /// load per hit, 183 with 8-byte hint entries in two ways and the
 /// insertion out of line, 200 with `std::sync::Mutex`, the shard's push
