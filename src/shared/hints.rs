@@ -13,10 +13,10 @@
 //! up), whose lowest bits pick the shard: a level has at least as many
 //! sets as the table has shards, so every string of a set is of one
 //! shard, and an entry's location is read in the arena of the shard of
-//! the string looked up. Each shard publishes the bias (base address, offset by the
-//! block number) of each of its first blocks ([`Hints::publish_block`],
-//! once per block, before any hint names it): the record is the bias plus
-//! the location. A hit so reads the entry, the block's bias (an array of
+//! the string looked up. Each shard publishes the bias (base address,
+//! offset by the block number) of each of its first blocks
+//! ([`Hints::publish_block`], once per block, before any hint names it):
+//! the record is the bias plus the location. A hit so reads the entry, the block's bias (an array of
 //! 512 bytes per shard, which stays in L1),
 //! then the record, which holds the string and its id: two loads that can
 //! miss, as a `StringTable` hit (the hash slot, then the record). A
@@ -71,8 +71,8 @@
 //! growth lock is released, which also keeps the byte count right should
 //! a user's hasher panic), so that the strings hinted before the switch
 //! are not all sent to their shard's lock once more: on the concurrent
-//! benchmark's stream (one thread,
-//! 100k strings) locked calls went from 170k to 134k per 1M interns, and
+//! benchmark's stream (one thread, 100k strings) locked calls went from
+//! 170k to 134k per 1M interns, and
 //! instructions from 175.5 to 174.6 per intern. Earlier levels are kept
 //! until the table is dropped, so a reader never sees memory freed under
 //! it (a third more memory at most). A level that the byte limit cannot

@@ -180,9 +180,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
 /// -w thread-stream`): `StringTable` 155, this type 183.1 (174.6 with a
 /// branch per hint way, which costs more time in mispredictions than
-/// the 8.4 instructions that replace it; 175.5 before new hint levels carried the old one's hints over, 174
-/// when a hint named the id's index entry, which cost a third dependent
-/// load per hit, 183 with 8-byte hint entries in two ways and the
+/// the 8.4 instructions that replace it; 175.5 before new hint levels
+/// carried the old one's hints over, 174 when a hint named the id's
+/// index entry, which cost a third dependent load per hit, 183 with 8-byte hint entries in two ways and the
 /// insertion out of line, 200 with `std::sync::Mutex`, the shard's push
 /// out of line and `str`'s `Hash`), lasso `ThreadedRodeo` 257. The
 /// difference is mostly the locked path: the insertions, and the 4% of
@@ -1109,13 +1109,23 @@ mod tests {
             table.hints.current_len() > entries,
             "the level was installed"
         );
-        let counted: usize = size_of::<Padded<ShardLock>>()
-            + lock(&table.shards[0].0).heap_bytes()
-            + table.index.heap_bytes()
-            + table.hints.heap_bytes();
-        assert_eq!(table.memory_usage(), counted);
+        assert_eq!(table.memory_usage(), counted_bytes(&table));
         assert_eq!(table.get("switch").map(StringId::to_u32), Some(2048));
         assert_eq!(table.intern("boom").to_u32(), 1);
+    }
+
+    /// The table's heap bytes counted part by part: every shard (its lock
+    /// and what its arena and hash table hold), the id index and the hint
+    /// cache.
+    fn counted_bytes<S>(table: &SharedStringTable<S>) -> usize {
+        table.shards.len() * size_of::<Padded<ShardLock>>()
+            + table
+                .shards
+                .iter()
+                .map(|s| lock(&s.0).heap_bytes())
+                .sum::<usize>()
+            + table.index.heap_bytes()
+            + table.hints.heap_bytes()
     }
 
     #[test]
@@ -1124,14 +1134,6 @@ mod tests {
         for i in 0..if cfg!(miri) { 300 } else { 5000 } {
             table.intern(&format!("string-{i}"));
         }
-        let counted: usize = table.shards.len() * size_of::<Padded<ShardLock>>()
-            + table
-                .shards
-                .iter()
-                .map(|s| lock(&s.0).heap_bytes())
-                .sum::<usize>()
-            + table.index.heap_bytes()
-            + table.hints.heap_bytes();
-        assert_eq!(table.memory_usage(), counted);
+        assert_eq!(table.memory_usage(), counted_bytes(&table));
     }
 }
