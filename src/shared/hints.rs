@@ -16,8 +16,8 @@
 //! the string looked up. Each shard publishes the bias (base address,
 //! offset by the block number) of each of its first blocks
 //! ([`Hints::publish_block`], once per block, before any hint names it):
-//! the record is the bias plus the location. A hit so reads the entry, the block's bias (an array of
-//! 512 bytes per shard, which stays in L1),
+//! the record is the bias plus the location. A hit so reads the entry,
+//! the block's bias (an array of 512 bytes per shard, which stays in L1),
 //! then the record, which holds the string and its id: two loads that can
 //! miss, as a `StringTable` hit (the hash slot, then the record). A
 //! level's set mask sits in its header and a static empty level stands in

@@ -182,8 +182,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// branch per hint way, which costs more time in mispredictions than
 /// the 8.4 instructions that replace it; 175.5 before new hint levels
 /// carried the old one's hints over, 174 when a hint named the id's
-/// index entry, which cost a third dependent load per hit, 183 with 8-byte hint entries in two ways and the
-/// insertion out of line, 200 with `std::sync::Mutex`, the shard's push
+/// index entry, which cost a third dependent load per hit, 183 with
+/// 8-byte hint entries in two ways and the insertion out of line, 200 with `std::sync::Mutex`, the shard's push
 /// out of line and `str`'s `Hash`), lasso `ThreadedRodeo` 257. The
 /// difference is mostly the locked path: the insertions, and the 4% of
 /// the hits that the hint cache does not answer (128Ki entries for 100k
