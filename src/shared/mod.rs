@@ -183,9 +183,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// the 8.4 instructions that replace it; 175.5 before new hint levels
 /// carried the old one's hints over, 174 when a hint named the id's
 /// index entry, which cost a third dependent load per hit, 183 with
-/// 8-byte hint entries in two ways and the insertion out of line, 200 with `std::sync::Mutex`, the shard's push
-/// out of line and `str`'s `Hash`), lasso `ThreadedRodeo` 257. The
-/// difference is mostly the locked path: the insertions, and the 4% of
+/// 8-byte hint entries in two ways and the insertion out of line, 200
+/// with `std::sync::Mutex`, the shard's push out of line and `str`'s
+/// `Hash`), lasso `ThreadedRodeo` 257. The difference is mostly the locked path: the insertions, and the 4% of
 /// the hits that the hint cache does not answer (128Ki entries for 100k
 /// strings). In wall time, one thread takes about 1.25x `StringTable`'s
 /// time (medians of alternated runs of `benches/profile.rs rounds`:
