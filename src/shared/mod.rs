@@ -3,13 +3,15 @@
 //!
 //! Files: `index.rs` (the lock-free id index and the id counters: the
 //! publish protocol, model-checked with loom), `shard.rs` (one shard's
-//! arena and hash table, and the hashing), `frozen.rs` (what a
+//! arena and hash table, and the hashing), `lock.rs` (the shard lock,
+//! whose common unlock is a plain store), `frozen.rs` (what a
 //! [`Resolver`] keeps of a consumed table), `sync.rs` (the std/loom
 //! atomics switch).
 
 mod frozen;
 mod hints;
 mod index;
+mod lock;
 mod shard;
 mod sync;
 
@@ -24,6 +26,7 @@ use crate::table::{Slot, intern_failed, rehash};
 pub(crate) use frozen::Frozen;
 use hints::{Hints, bases_bytes, level_bytes};
 use index::{Index, segment_bytes};
+use lock::{ShardGuard, ShardMutex};
 use shard::{Shard, hash_of};
 
 use crate::arena::{self, Arena};
@@ -52,19 +55,21 @@ const MAX_SHARDS: usize = 1024;
 // their cores.
 use index::Padded;
 
-/// The lock around a shard.
-type ShardLock = Mutex<Shard>;
+/// The lock around a shard (`lock.rs`): no poisoning, and an unlock that
+/// is a plain store unless the holder allocated.
+type ShardLock = ShardMutex<Shard>;
 
-/// Locks `m`: a `parking_lot` mutex, which has no poisoning. A panic while
-/// a shard or the growth lock is held (only a user `BuildHasher` can panic
-/// there) leaves the shard consistent, because every change is made by
-/// one call that either completes or changes nothing (hashbrown's
-/// `try_reserve` and `insert_unique`, `Arena::push`). Chosen over
-/// `std::sync::Mutex` for the locked path's cost: std's lock and unlock
-/// each check the panic count for poisoning, where `parking_lot`'s fast
-/// paths are one compare-exchange each (callgrind, one thread of the
-/// concurrent stream, of which 29% of interns lock: 200 -> 196
-/// instructions per intern).
+/// Locks `m`: a `parking_lot` mutex (the growth lock), which has no
+/// poisoning, like the shard locks. A panic while a shard or the growth
+/// lock is held (only a user `BuildHasher` can panic there) leaves the
+/// shard consistent, because every change is made by one call that
+/// either completes or changes nothing (hashbrown's `try_reserve` and
+/// `insert_unique`, `Arena::push`). Chosen over `std::sync::Mutex` for
+/// the locked path's cost: std's lock and unlock each check the panic
+/// count for poisoning, where `parking_lot`'s fast paths are one
+/// compare-exchange each (callgrind, one thread of the concurrent
+/// stream, of which 29% of interns lock: 200 -> 196 instructions per
+/// intern).
 #[inline]
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock()
@@ -100,11 +105,14 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///
 /// - **Shards.** A string's hash selects one of a power of two of shards
 ///   ([`default_shards`](Self::default_shards): four per core, or
-///   [`SharedBuilder::shards`]); each is a mutex (`parking_lot`'s: no
-///   poisoning checks on the locked path) around a bumpalo arena and a
-///   hashbrown table of slots (id and arena location, as in
+///   [`SharedBuilder::shards`]); each is a mutex around a bumpalo arena
+///   and a hashbrown table of slots (id and arena location, as in
 ///   `StringTable`). Inserting locks only that shard, so threads
-///   inserting different strings rarely wait for each other.
+///   inserting different strings rarely wait for each other. The lock's
+///   unlock is a plain store, not a read-modify-write, which on x86 would
+///   wait for the insertion's stores to reach the cache; so a waiter
+///   spins and yields, and sleeps only while the holder allocates, which
+///   it announces first (`src/shared/lock.rs`).
 /// - **A lock-free hit path.** A lock, even one no other thread holds, is a
 ///   write to its cache line, and with several threads interning the same
 ///   hot strings that line moves between cores on most hits, whatever the
@@ -214,8 +222,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// its block biases (512 bytes); then it has its own arena chunk (16 KiB)
 /// and hash table too. [`memory_usage`](Self::memory_usage) counts all of it. Not part
 /// of any table: the process-wide parking table that `parking_lot` (the
-/// shard locks) allocates the first time a thread waits for a contended
-/// lock, about 1 KiB for a few threads, kept until the process exits.
+/// growth lock, and the shard locks' sleepers) allocates the first time a
+/// thread sleeps on a contended lock, about 1 KiB for a few threads, kept
+/// until the process exits.
 ///
 /// # Examples
 ///
@@ -398,7 +407,7 @@ impl<S: BuildHasher> SharedBuilder<S> {
             .try_reserve_exact(n)
             .map_err(|_| Error::new(ErrorKind::AllocFailed, n * size_of::<Padded<ShardLock>>()))?;
         for _ in 0..n {
-            shards.push(Padded(Mutex::new(Shard::new()?)));
+            shards.push(Padded(ShardMutex::new(Shard::new()?)));
         }
         let shards = shards.into_boxed_slice();
         let hints = Hints::new(n)?;
@@ -406,7 +415,7 @@ impl<S: BuildHasher> SharedBuilder<S> {
             + bases_bytes(n)
             + shards
                 .iter()
-                .map(|s| lock(&s.0).heap_bytes())
+                .map(|s| s.0.lock().heap_bytes())
                 .sum::<usize>();
         // As for `StringTable`: a byte limit below the empty table's
         // footprint is raised to it.
@@ -608,7 +617,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// small.
     #[inline(never)]
     fn intern_locked(&self, hash: u64, bits: usize, s: &str) -> Result<StringId, Error> {
-        let mut shard = lock(self.shard(bits));
+        let mut shard = self.shard(bits).lock();
         if let Some(found) = shard.find(hash, s) {
             let (id, loc) = (found.id(), found.loc());
             debug_assert_eq!(self.index.get(id as usize), Some(found.addr()));
@@ -677,7 +686,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
         if let Some(id) = self.hinted(hash, bits, s) {
             return Some(id);
         }
-        let shard = lock(self.shard(bits));
+        let shard = self.shard(bits).lock();
         shard.find(hash, s).map(|f| StringId::from_u32(f.id()))
     }
 
@@ -689,7 +698,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
     #[inline(always)]
     fn insert_new(
         &self,
-        shard: &mut Shard,
+        shard: &mut ShardGuard<'_, Shard>,
         hash: u64,
         bits: usize,
         s: &str,
@@ -701,9 +710,10 @@ impl<S: BuildHasher> SharedStringTable<S> {
         // is written with it (an inlined in-place push, no call).
         let (id, loc) =
             if shard.table.len() < shard.table.capacity() && shard.arena.fits_in_place(s) {
-                let id = self
-                    .index
-                    .reserve_assign(max, |k| self.install_segment(k))?;
+                let id = self.index.reserve_assign(max, |k| {
+                    shard.mark_slow();
+                    self.install_segment(k)
+                })?;
                 let loc = shard.arena.push_in_place(s, id);
                 // `fits_in_place` under the shard's lock, which the caller
                 // holds: the block is as it was.
@@ -712,6 +722,9 @@ impl<S: BuildHasher> SharedStringTable<S> {
                     loc.expect("a string that fits its block is pushed in place"),
                 )
             } else {
+                // Growth allocates, and may wait for the growth lock:
+                // threads waiting for this shard sleep meanwhile.
+                shard.mark_slow();
                 self.index.reserve(max, |k| self.install_segment(k))?;
                 let loc = match self.prepare(shard, s) {
                     Ok(loc) => loc,
@@ -727,7 +740,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
                 shard.arena.set_id(loc, id);
                 (id, loc)
             };
-        let Shard { arena, table } = shard;
+        let Shard { arena, table } = &mut **shard;
         let record = arena.record_addr(loc);
         self.index.publish(id, record);
         self.hints.publish_block(bits, loc, arena.block_bias(loc));
@@ -1122,7 +1135,7 @@ mod tests {
             + table
                 .shards
                 .iter()
-                .map(|s| lock(&s.0).heap_bytes())
+                .map(|s| s.0.lock().heap_bytes())
                 .sum::<usize>()
             + table.index.heap_bytes()
             + table.hints.heap_bytes()

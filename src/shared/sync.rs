@@ -4,6 +4,6 @@
 //! memory model lets each load see.
 
 #[cfg(all(loom, test))]
-pub(crate) use loom::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+pub(crate) use loom::sync::atomic::{AtomicPtr, AtomicU8, AtomicU64, Ordering};
 #[cfg(not(all(loom, test)))]
-pub(crate) use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+pub(crate) use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicU64, Ordering};
