@@ -36,6 +36,7 @@
 //! `.ci/loom.sh`; under loom a sleeper yields instead of sleeping).
 
 use core::cell::UnsafeCell;
+use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut};
 
 use super::sync::{AtomicU8, Ordering};
@@ -74,7 +75,10 @@ impl<T> ShardMutex<T> {
     #[inline]
     pub(crate) fn lock(&self) -> ShardGuard<'_, T> {
         self.raw.lock();
-        ShardGuard { mutex: self }
+        ShardGuard {
+            mutex: self,
+            _marker: PhantomData,
+        }
     }
 
     /// The value, consuming the mutex.
@@ -92,8 +96,11 @@ impl<T: core::fmt::Debug> core::fmt::Debug for ShardMutex<T> {
 }
 
 /// The holder's access to a [`ShardMutex`]'s value; unlocks when dropped.
+/// Neither `Send` nor `Sync` (the marker), like `std`'s guard: a guard
+/// shared between threads would hand each a `&T`.
 pub(crate) struct ShardGuard<'a, T> {
     mutex: &'a ShardMutex<T>,
+    _marker: PhantomData<*mut T>,
 }
 
 impl<T> ShardGuard<'_, T> {
