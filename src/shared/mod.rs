@@ -184,22 +184,26 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | lasso `ThreadedRodeo`, the same runs | 0.37x-0.51x | 0.82x-0.97x |
 /// | this type (hint ways compared without a branch per way), twelve runs | 0.59x-0.98x | 1.30x-1.75x |
 /// | lasso `ThreadedRodeo`, the same runs | 0.41x-0.66x | 0.76x-0.99x |
+/// | this type (the shard lock's unlock a plain store), twelve runs on a slower host | 0.64x-1.05x | 1.19x-1.71x |
+/// | lasso `ThreadedRodeo`, the same runs | 0.37x-0.54x | 0.51x-0.73x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
-/// -w thread-stream`): `StringTable` 155, this type 183.1 (174.6 with a
-/// branch per hint way, which costs more time in mispredictions than the
-/// 8.4 instructions that replace it; 175.5 before new hint levels carried
-/// the old one's hints over, 174 when a hint named the id's index entry,
-/// which cost a third dependent load per hit, 183 with 8-byte hint entries
-/// in two ways and the insertion out of line, 200 with `std::sync::Mutex`,
-/// the shard's push out of line and `str`'s `Hash`), lasso `ThreadedRodeo`
-/// 257. The difference is mostly the locked path: the insertions, and the
-/// 4% of the hits that the hint cache does not answer (128Ki entries for
-/// 100k strings). In wall time, one thread takes about 1.25x
-/// `StringTable`'s time (medians of alternated runs of `benches/profile.rs
-/// rounds`: 1.26x against 1.44x with a branch per way, 1.305x against
-/// 1.435x when a hint named the index entry, and 1.31x against 1.39x before
-/// the levels carried their hints over, on a busier host).
+/// -w thread-stream`): `StringTable` 155, this type 183.7 (183.1 with
+/// `parking_lot`'s locks; 174.6 with a branch per hint way, which costs
+/// more time in mispredictions than the 8.4 instructions that replace it;
+/// 175.5 before new hint levels carried the old one's hints over, 174 when
+/// a hint named the id's index entry, which cost a third dependent load per
+/// hit, 183 with 8-byte hint entries in two ways and the insertion out of
+/// line, 200 with `std::sync::Mutex`, the shard's push out of line and
+/// `str`'s `Hash`), lasso `ThreadedRodeo` 257. The difference is mostly the
+/// locked path: the insertions, and the 4% of the hits that the hint cache
+/// does not answer (128Ki entries for 100k strings). In wall time, one
+/// thread takes about 1.2x `StringTable`'s time (medians of alternated runs
+/// of `benches/profile.rs rounds`: 1.175x against 1.30x with
+/// `parking_lot`'s locks, whose unlock is a read-modify-write; 1.26x
+/// against 1.44x with a branch per way, 1.305x against 1.435x when a hint
+/// named the index entry, and 1.31x against 1.39x before the levels carried
+/// their hints over, on a busier host).
 ///
 /// A `RwLock` would not help the first version: a read lock writes its
 /// line too. Memory per string with two threads
