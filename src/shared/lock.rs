@@ -96,8 +96,8 @@ impl<T: core::fmt::Debug> core::fmt::Debug for ShardMutex<T> {
 }
 
 /// The holder's access to a [`ShardMutex`]'s value; unlocks when dropped.
-/// Neither `Send` nor `Sync` (the marker), like `std`'s guard: a guard
-/// shared between threads would hand each a `&T`.
+/// Neither `Send` nor `Sync` (the marker; `std`'s guard is `Sync` when
+/// `T` is): a guard shared between threads would hand each a `&T`.
 pub(crate) struct ShardGuard<'a, T> {
     mutex: &'a ShardMutex<T>,
     _marker: PhantomData<*mut T>,
