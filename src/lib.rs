@@ -202,9 +202,12 @@
 //!   published (`Arena::record_str`) or through a hint's location and its
 //!   block's published bias (`Arena::id_if_biased`), after the `Acquire`
 //!   load that makes its bytes visible, and indexing the shards' block
-//!   biases without bounds checks. Both publish protocols are
-//!   model-checked with loom (`.ci/loom.sh`), the concurrent tests run
-//!   under Miri and ThreadSanitizer
+//!   biases without bounds checks; and its shard lock
+//!   (`shared/lock.rs`): the value in an `UnsafeCell` reached only by the
+//!   lock's holder, `Sync` for a `Send` value as `Mutex` is, and sleeping
+//!   through `parking_lot_core` keyed by the lock's address. The publish
+//!   protocols and the lock are model-checked with loom (`.ci/loom.sh`),
+//!   the concurrent tests run under Miri and ThreadSanitizer
 //!   (`.ci/tsan.sh`).
 
 #[allow(unsafe_code)]
