@@ -17,7 +17,7 @@ mod sync;
 
 use core::fmt;
 use core::hash::BuildHasher;
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hashbrown::DefaultHashBuilder;
@@ -55,25 +55,17 @@ const MAX_SHARDS: usize = 1024;
 // their cores.
 use index::Padded;
 
-/// The lock around a shard (`lock.rs`): no poisoning, and an unlock that
-/// is a plain store unless the holder allocated.
+/// The lock around a shard (`lock.rs`): an unlock that is a plain store
+/// unless the holder allocated. Neither it nor the growth lock (a
+/// `parking_lot` mutex) has poisoning: a panic while one is held (only a
+/// user `BuildHasher` can panic there) leaves the shard consistent,
+/// because every change is made by one call that either completes or
+/// changes nothing (hashbrown's `try_reserve` and `insert_unique`,
+/// `Arena::push`). `std::sync::Mutex`'s lock and unlock each check the
+/// panic count for poisoning (callgrind, one thread of the concurrent
+/// stream, of which 29% of interns locked: 200 -> 196 instructions per
+/// intern with `parking_lot`'s locks).
 type ShardLock = ShardMutex<Shard>;
-
-/// Locks `m`: a `parking_lot` mutex (the growth lock), which has no
-/// poisoning, like the shard locks. A panic while a shard or the growth
-/// lock is held (only a user `BuildHasher` can panic there) leaves the
-/// shard consistent, because every change is made by one call that
-/// either completes or changes nothing (hashbrown's `try_reserve` and
-/// `insert_unique`, `Arena::push`). Chosen over `std::sync::Mutex` for
-/// the locked path's cost: std's lock and unlock each check the panic
-/// count for poisoning, where `parking_lot`'s fast paths are one
-/// compare-exchange each (callgrind, one thread of the concurrent
-/// stream, of which 29% of interns lock: 200 -> 196 instructions per
-/// intern).
-#[inline]
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock()
-}
 
 /// The string of published id `i` (not 0), read without any lock.
 #[inline]
@@ -847,7 +839,7 @@ impl<S> SharedStringTable<S> {
     /// (even when it failed).
     #[cold]
     fn grow<R>(&self, f: impl FnOnce(usize) -> (Result<R, Error>, usize)) -> Result<R, Error> {
-        let _grow = lock(&self.grow);
+        let _grow = self.grow.lock();
         let used = self.memory.load(Ordering::Relaxed);
         let max = self.limits.get_max_bytes();
         let budget = if max == usize::MAX {
