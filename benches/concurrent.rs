@@ -19,12 +19,21 @@
 //! - `blazinterner`: blazinterner `ArenaStr<_, u32>::intern(&self)` (its
 //!   concurrent `sync` form).
 //!
-//! Throughput: `t`M elements. `benches/README.md` has the results.
+//! `STRTAB_SOURCE=replay-sim` (or `replay-wordpress`) has the threads
+//! intern a real profile build's calls instead (`setup::ReplayProfile`:
+//! each thread a round-robin share of the samples, so the total is the
+//! same at every thread count, and the baseline does all of it); groups
+//! `concurrent_replay-sim/...`.
+//!
+//! Throughput: the interns of all threads. `benches/README.md` has the
+//! results.
 //!
 //! `STRTAB_ROUNDS=N` replaces criterion with `N` interleaved rounds (every
 //! implementation once per round, rotated) and prints a markdown table of
 //! medians and ratios: on a machine shared with other work, the
-//! side-by-side figures that drift the least.
+//! side-by-side figures that drift the least. `STRTAB_ONLY=a,b` limits
+//! those rounds to the rows named (the ratio columns need
+//! `string_table_one_thread` and `lasso_threaded` among them).
 //!
 //! Clock: wall time from the start until the last thread is done; with
 //! `STRTAB_CPU_TIME=1`, the CPU time of the slowest thread instead (from
@@ -259,35 +268,116 @@ fn concurrent(g: &mut BenchmarkGroup<'_, WallTime>, streams: &[Vec<&str>]) {
 /// machine whose speed drifts (other jobs starting and stopping) slows all
 /// of them alike; prints the median of each and its ratios.
 fn rounds(rounds: usize) {
-    let strings = setup::unique_strings(setup::UNIQUE, setup::SEED);
+    let source = Source::from_env();
     let clock = if cpu_clock() {
         "CPU time of the slowest thread"
     } else {
         "wall time"
     };
+    let runs = selected_runs();
     println!(
-        "{rounds} rounds, median {clock}; ratios are throughput relative to the row named
-"
+        "{rounds} rounds, median {clock}, {}; ratios are throughput relative to the row named
+",
+        source.describe()
     );
     for threads in setup::bench_threads() {
-        let streams = setup::thread_streams(&strings, threads, setup::THREAD_STREAM_LEN);
+        let streams = source.streams(threads);
         check(&streams);
-        let medians = setup::interleaved_medians(rounds, RUNS.len(), |i| {
-            RUNS[i].1(&streams, 1).as_secs_f64() * 1e3
+        let calls: usize = streams.iter().map(Vec::len).sum();
+        let medians = setup::interleaved_medians(rounds, runs.len(), |i| {
+            runs[i].1(&streams, 1).as_secs_f64() * 1e3
         });
-        let of = |name: &str| medians[RUNS.iter().position(|r| r.0 == name).unwrap()];
+        let of = |name: &str| runs.iter().position(|r| r.0 == name).map(|i| medians[i]);
         let (base, lasso) = (of("string_table_one_thread"), of("lasso_threaded"));
-        println!("{threads} thread(s), {threads}M interns:\n");
+        let ratio =
+            |x: Option<f64>, m: f64| x.map_or("-".to_string(), |x| format!("{:.2}x", x / m));
+        println!("{threads} thread(s), {:.2}M interns:\n", calls as f64 / 1e6);
         println!("| implementation | median ms | vs string_table_one_thread | vs lasso_threaded |");
         println!("|---|---:|---:|---:|");
-        for (&(name, _), m) in RUNS.iter().zip(&medians) {
+        for (&(name, _), &m) in runs.iter().zip(&medians) {
             println!(
-                "| `{name}` | {m:.1} | {:.2}x | {:.2}x |",
-                base / m,
-                lasso / m
+                "| `{name}` | {m:.1} | {} | {} |",
+                ratio(base, m),
+                ratio(lasso, m)
             );
         }
         println!();
+    }
+}
+
+/// The implementations a rounds run measures: all of [`RUNS`], or those
+/// named in `STRTAB_ONLY` (a comma-separated list of row names, such as
+/// `string_table_one_thread,shared`), for a quicker side-by-side run.
+fn selected_runs() -> Vec<(&'static str, Run)> {
+    let only = std::env::var("STRTAB_ONLY").ok();
+    RUNS.iter()
+        .copied()
+        .filter(|(name, _)| {
+            only.as_deref()
+                .is_none_or(|list| list.split(',').any(|n| n.trim() == *name))
+        })
+        .collect()
+}
+
+/// What the threads intern (`STRTAB_SOURCE`).
+enum Source {
+    /// The default: each thread its own skewed stream of
+    /// [`setup::THREAD_STREAM_LEN`] interns over the same
+    /// [`setup::UNIQUE`] generated strings (10% of each stream's interns
+    /// are that stream's first sight of a string).
+    Generated(Vec<String>),
+    /// `STRTAB_SOURCE=replay-sim` or `replay-wordpress`: the intern calls
+    /// of a real profile build (`setup::ReplayProfile::replay`: the
+    /// simulated profile's 2.3M calls over 3,941 strings, or WordPress's
+    /// 203k over 1,054), its samples dealt out round-robin, one share
+    /// per thread (as a profiler's sampler threads each record their own
+    /// samples): the total is the same whatever the thread count.
+    Replay(&'static str, setup::Replay<'static>),
+}
+
+impl Source {
+    fn from_env() -> Source {
+        match std::env::var("STRTAB_SOURCE").as_deref() {
+            Err(_) | Ok("" | "generated") => {
+                Source::Generated(setup::unique_strings(setup::UNIQUE, setup::SEED))
+            }
+            Ok("replay-sim") => {
+                let p = Box::leak(Box::new(setup::ReplayProfile::sim()));
+                Source::Replay("replay-sim", p.replay())
+            }
+            Ok("replay-wordpress") => {
+                let p = Box::leak(Box::new(setup::ReplayProfile::wordpress()));
+                Source::Replay("replay-wordpress", p.replay())
+            }
+            Ok(other) => {
+                panic!("STRTAB_SOURCE={other}: expected generated, replay-sim or replay-wordpress")
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Source::Generated(_) => "generated streams, 1M interns per thread".to_string(),
+            Source::Replay(name, r) => {
+                format!("{name}: {} calls shared out by sample", r.strings.len())
+            }
+        }
+    }
+
+    /// One stream per thread.
+    fn streams(&self, threads: usize) -> Vec<Vec<&str>> {
+        match self {
+            Source::Generated(strings) => {
+                setup::thread_streams(strings, threads, setup::THREAD_STREAM_LEN)
+            }
+            Source::Replay(_, r) => {
+                let mut streams = vec![Vec::new(); threads];
+                for (i, sample) in r.samples().enumerate() {
+                    streams[i % threads].extend_from_slice(sample);
+                }
+                streams
+            }
+        }
     }
 }
 
@@ -310,21 +400,26 @@ fn check(streams: &[Vec<&str>]) {
             assert_eq!(table.resolve(id), Some(*s));
         }
     }
-    assert_eq!(table.len(), setup::UNIQUE + 1);
+    let distinct: std::collections::HashSet<&str> =
+        streams.iter().flatten().copied().chain([""]).collect();
+    assert_eq!(table.len(), distinct.len());
 }
 
 fn all(c: &mut Criterion) {
-    let strings = setup::unique_strings(setup::UNIQUE, setup::SEED);
+    let source = Source::from_env();
+    let prefix = match &source {
+        Source::Generated(_) => "concurrent".to_string(),
+        Source::Replay(name, _) => format!("concurrent_{name}"),
+    };
     for threads in setup::bench_threads() {
-        let streams = setup::thread_streams(&strings, threads, setup::THREAD_STREAM_LEN);
+        let streams = source.streams(threads);
         check(&streams);
-        let mut g = c.benchmark_group(format!("concurrent/{threads}_threads"));
+        let calls: usize = streams.iter().map(Vec::len).sum();
+        let mut g = c.benchmark_group(format!("{prefix}/{threads}_threads"));
         g.sample_size(10)
             .measurement_time(Duration::from_secs(4))
             .warm_up_time(Duration::from_secs(1))
-            .throughput(Throughput::Elements(
-                (threads * setup::THREAD_STREAM_LEN) as u64,
-            ));
+            .throughput(Throughput::Elements(calls as u64));
         concurrent(&mut g, &streams);
         g.finish();
     }
