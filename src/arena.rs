@@ -620,11 +620,16 @@ fn add_block<'a>(blocks: &mut Vec<Block<'a>>, bases: &mut Vec<Base>, block: Bloc
 }
 
 /// The arena: a bump allocator, its blocks, and the growth policy.
+///
+/// `#[repr(C)]`, the block bases first: a lookup reads only them, and a
+/// shared table's shard keeps them on its lock's cache line
+/// ([`Arena::LOOKUP_BYTES`]).
+#[repr(C)]
 pub(crate) struct Arena {
-    core: Core,
     /// Each block's biased base address ([`Base`]), by block number: the
     /// read path's flat array (8-byte entries, one load per record).
     bases: Vec<Base>,
+    core: Core,
     /// Index of the block the next string goes to.
     cur: usize,
     /// Heap bytes of all chunks: usable bytes plus bumpalo's footers.
@@ -652,6 +657,11 @@ impl core::fmt::Debug for Arena {
 }
 
 impl Arena {
+    /// The leading bytes of an `Arena` that a lookup reads (the block
+    /// bases' vector).
+    pub(crate) const LOOKUP_BYTES: usize =
+        core::mem::offset_of!(Arena, bases) + size_of::<Vec<Base>>();
+
     /// An arena whose first chunk holds `capacity` bytes (none if 0).
     pub(crate) fn with_capacity(capacity: usize) -> Result<Self, Error> {
         let mut arena = Arena {

@@ -50,7 +50,10 @@ const SLOW: u8 = 2;
 /// Added to [`SLOW`] by a waiter about to sleep: the unlock must wake it.
 const SLEEPERS: u8 = 4;
 
-/// A mutex around a shard: see the module docs.
+/// A mutex around a shard: see the module docs. `#[repr(C)]`, the lock
+/// word first, so that the value's first bytes share its cache line
+/// ([`ShardMutex::VALUE_OFFSET`]).
+#[repr(C)]
 pub(crate) struct ShardMutex<T> {
     raw: RawShardLock,
     value: UnsafeCell<T>,
@@ -70,6 +73,9 @@ impl<T> ShardMutex<T> {
             value: UnsafeCell::new(value),
         }
     }
+
+    /// Where the value starts in the mutex: after the lock word.
+    pub(crate) const VALUE_OFFSET: usize = core::mem::offset_of!(ShardMutex<T>, value);
 
     /// Waits for the lock and takes it.
     #[inline]
