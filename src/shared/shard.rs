@@ -42,9 +42,10 @@ const SHARD_DOUBLING_CAP: usize = 16 * crate::arena::PAGE_SIZE - crate::arena::C
 /// bases all sit on the shard's first cache line (asserted below), so a
 /// locked lookup moves one line between cores, not three. Rust's own
 /// field order had put the lock word on a third line. Two threads on the
-/// concurrent stream (`STRTAB_ROUNDS=5 STRTAB_THREADS=2`, 12 alternations
-/// of the two builds, medians): 84.1 -> 80.2 ms CPU time, 80.6 -> 68.5
-/// ms wall (`benches/README.md`).
+/// concurrent stream (`STRTAB_ROUNDS=5 STRTAB_THREADS=2`, the two builds
+/// alternated, medians of 10-12 runs, four batches): wall 80.6 -> 68.5
+/// and 95.2 -> 91.8 ms, CPU time 84.1 -> 80.2 and 82.2 -> 81.8 ms
+/// (`benches/README.md`).
 #[derive(Debug)]
 #[repr(C)]
 pub(crate) struct Shard {
