@@ -1117,20 +1117,30 @@ impl Arena {
         Ok(((block as u32) << LOCAL_BITS) | start as u32)
     }
 
-    /// Whether [`push_in_place`](Self::push_in_place) would take `s`: a
-    /// short string (below [`LONG_LEN`] bytes) that fits the current
-    /// block. For a caller that must know before it chooses the record's
-    /// id.
-    #[inline(always)]
-    pub(crate) fn fits_in_place(&self, s: &str) -> bool {
-        s.len() < LONG_LEN && fits(&self.core.borrow_blocks()[self.cur], s.len() + SHORT_PREFIX)
-    }
-
     /// The common case of [`push`](Self::push), inlined into the callers'
     /// miss path: a short string (below [`LONG_LEN`] bytes) that fits the
     /// current block. `None` (nothing written) otherwise.
     #[inline(always)]
     pub(crate) fn push_in_place(&mut self, s: &str, id: u32) -> Option<Loc> {
+        let pushed = self.push_in_place_with(s, || Ok::<u32, core::convert::Infallible>(id));
+        pushed.map(|r| match r {
+            Ok((_, loc)) => loc,
+            Err(never) => match never {},
+        })
+    }
+
+    /// [`push_in_place`](Self::push_in_place) of a record whose id is
+    /// taken only once the record is known to fit: `id` is called then
+    /// (and not at all when `None` is returned), and its error is returned
+    /// with nothing written. The shared table takes ids this way, so that
+    /// the check and the write read the block once, not again after the
+    /// id's compare-and-swap. Returns the id and the location.
+    #[inline(always)]
+    pub(crate) fn push_in_place_with<E>(
+        &mut self,
+        s: &str,
+        id: impl FnOnce() -> Result<u32, E>,
+    ) -> Option<Result<(u32, Loc), E>> {
         if s.len() >= LONG_LEN {
             return None;
         }
@@ -1141,8 +1151,10 @@ impl Arena {
             if !fits(b, size) {
                 return None;
             }
-            let start = b.write(s, id, size);
-            Some(((cur as u32) << LOCAL_BITS) | start as u32)
+            Some(id().map(|id| {
+                let start = b.write(s, id, size);
+                (id, ((cur as u32) << LOCAL_BITS) | start as u32)
+            }))
         })
     }
 

@@ -330,6 +330,12 @@ impl Hints {
         }
     }
 
+    /// Whether the block of `loc` (shard bits `bits`) is readable by
+    /// [`get`](Self::get), or past the hinted blocks (never hinted).
+    pub(crate) fn is_published(&self, bits: usize, loc: Loc) -> bool {
+        loc >= 1 << PAYLOAD_BITS || !self.bias(bits, loc).load(Ordering::Relaxed).is_null()
+    }
+
     /// Remembers the record at `loc` in the arena of the string's shard
     /// (any thread; the record must be published already, and its block
     /// by [`publish_block`](Self::publish_block)) for a string with these

@@ -116,6 +116,27 @@ impl<T> ShardGuard<'_, T> {
     pub(crate) fn mark_slow(&self) {
         self.mutex.raw.mark_slow();
     }
+
+    /// The value and a [`SlowMarker`] at once, for a holder that must be
+    /// able to [`mark_slow`](Self::mark_slow) while it holds the value
+    /// mutably (from a callback called in the middle of a change).
+    #[inline]
+    pub(crate) fn split(&mut self) -> (&mut T, SlowMarker<'_>) {
+        let marker = SlowMarker(&self.mutex.raw);
+        (&mut **self, marker)
+    }
+}
+
+/// [`ShardGuard::mark_slow`] for the holder of a guard borrowed by
+/// [`ShardGuard::split`].
+pub(crate) struct SlowMarker<'g>(&'g RawShardLock);
+
+impl SlowMarker<'_> {
+    /// As [`ShardGuard::mark_slow`].
+    #[inline]
+    pub(crate) fn mark_slow(&self) {
+        self.0.mark_slow();
+    }
 }
 
 impl<T> Deref for ShardGuard<'_, T> {

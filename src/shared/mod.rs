@@ -704,42 +704,48 @@ impl<S: BuildHasher> SharedStringTable<S> {
         // arena's current block. Then nothing can fail once the id is
         // taken, so it is reserved and assigned in one step and the record
         // is written with it (an inlined in-place push, no call).
-        let (id, loc) =
-            if shard.table.len() < shard.table.capacity() && shard.arena.fits_in_place(s) {
-                let id = self.index.reserve_assign(max, |k| {
-                    shard.mark_slow();
+        let in_place = if shard.table.len() < shard.table.capacity() {
+            let (value, marker) = shard.split();
+            value.arena.push_in_place_with(s, || {
+                self.index.reserve_assign(max, |k| {
+                    marker.mark_slow();
                     self.install_segment(k)
-                })?;
-                let loc = shard.arena.push_in_place(s, id);
-                // `fits_in_place` under the shard's lock, which the caller
-                // holds: the block is as it was.
-                (
-                    id,
-                    loc.expect("a string that fits its block is pushed in place"),
-                )
-            } else {
-                // Growth allocates, and may wait for the growth lock:
-                // threads waiting for this shard sleep meanwhile.
-                shard.mark_slow();
-                self.index.reserve(max, |k| self.install_segment(k))?;
-                let loc = match self.prepare(shard, s) {
-                    Ok(loc) => loc,
-                    Err(e) => {
-                        self.index.release();
-                        return Err(e);
-                    }
-                };
-                // Nothing below can fail.
-                let id = self.index.assign();
-                // The record was written before its id was known; no reader
-                // sees it before `publish`.
-                shard.arena.set_id(loc, id);
-                (id, loc)
+                })
+            })
+        } else {
+            None
+        };
+        let (id, loc) = if let Some(pushed) = in_place {
+            let (id, loc) = pushed?;
+            // The shard's current block, whose first record came through
+            // the branch below (a new block never takes a record in
+            // place), which published it.
+            debug_assert!(self.hints.is_published(bits, loc));
+            (id, loc)
+        } else {
+            // Growth allocates, and may wait for the growth lock: threads
+            // waiting for this shard sleep meanwhile.
+            shard.mark_slow();
+            self.index.reserve(max, |k| self.install_segment(k))?;
+            let loc = match self.prepare(shard, s) {
+                Ok(loc) => loc,
+                Err(e) => {
+                    self.index.release();
+                    return Err(e);
+                }
             };
+            // Nothing below can fail.
+            let id = self.index.assign();
+            // The record was written before its id was known; no reader
+            // sees it before `publish`.
+            shard.arena.set_id(loc, id);
+            self.hints
+                .publish_block(bits, loc, shard.arena.block_bias(loc));
+            (id, loc)
+        };
         let Shard { arena, table } = &mut **shard;
         let record = arena.record_addr(loc);
         self.index.publish(id, record);
-        self.hints.publish_block(bits, loc, arena.block_bias(loc));
         table.insert_unique(hash, Slot::of(loc, s), |e| {
             rehash(&self.hasher, arena, e.loc())
         });
