@@ -500,18 +500,46 @@ impl<'a> Block<'a> {
     /// If the block has no room for it (the callers check first).
     #[inline(always)]
     fn write(&mut self, s: &str, id: u32, size: usize) -> usize {
+        let start = self.room(size);
+        // SAFETY: `room` checked that the record fits at `start`.
+        unsafe { self.write_at(start, s, id, size) }
+    }
+
+    /// Where the next record of `size` bytes goes: the offset of the first
+    /// unwritten byte, checked to leave room for it.
+    ///
+    /// # Panics
+    ///
+    /// If the block has no room for it (the callers check first).
+    #[inline(always)]
+    fn room(&self, size: usize) -> usize {
         let start = self.used;
         assert!(
             size <= self.cap && start <= self.cap - size,
             "record outside its block"
         );
+        start
+    }
+
+    /// [`write`](Self::write) at `start`, which [`room`](Self::room)
+    /// returned for `size`: split so that a caller can check the room, do
+    /// something else (take the record's id), then write without reading
+    /// the block again.
+    ///
+    /// # Safety
+    ///
+    /// `start` is what `room(size)` returned, and the block has not
+    /// changed since (the caller held it mutably throughout).
+    #[inline(always)]
+    unsafe fn write_at(&mut self, start: usize, s: &str, id: u32, size: usize) -> usize {
         let p = self.base.as_ptr().wrapping_add(start);
         let len = s.len();
-        // SAFETY: `base[start..start + size]` is inside the block (just
-        // checked), which lies inside a chunk the arena's `Bump` allocated
-        // for it alone, and `p` derives from that allocation's pointer.
-        // Nothing else reads or writes those bytes: they are above `used`.
-        // `size` is the record's size, so the prefix and the bytes fit.
+        // SAFETY: `base[start..start + size]` is inside the block (`room`
+        // checked it, the caller's guarantee), which lies inside a chunk
+        // the arena's `Bump` allocated for it alone, and `p` derives from
+        // that allocation's pointer. Nothing else reads or writes those
+        // bytes: they are at or above `used`, which is `start`. `size` is
+        // the record's size, so the prefix and the bytes fit.
         unsafe {
             p.cast::<[u8; ID_BYTES]>().write_unaligned(id.to_le_bytes());
             let tag = p.add(ID_BYTES);
@@ -1151,8 +1179,11 @@ impl Arena {
             if !fits(b, size) {
                 return None;
             }
+            let start = b.room(size);
             Some(id().map(|id| {
-                let start = b.write(s, id, size);
+                // SAFETY: `room(size)` gave `start`, and `b` has been
+                // borrowed mutably since (`id` cannot reach it).
+                let start = unsafe { b.write_at(start, s, id, size) };
                 (id, ((cur as u32) << LOCAL_BITS) | start as u32)
             }))
         })
