@@ -147,6 +147,15 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   across shards. Growth is rare (chunks and tables double), so the lock
 ///   is seldom taken; a push that fits its shard's current block never
 ///   takes it.
+/// - **One cache line per locked lookup.** A shard's lock word, its hash
+///   table's header and its arena's block bases share the shard's first
+///   cache line (`#[repr(C)]`, asserted at compile time), so a lookup
+///   under the lock moves one line between cores, not three. Insertions
+///   still move more (the id counter, the index entry, the arena's tail):
+///   with two threads on the benchmark's stream, whose 10% new strings
+///   each thread mostly inserts itself, they took about a fifth of each
+///   thread's time in a scratch comparison with a table filled
+///   beforehand, against 5% on one thread (`benches/README.md`).
 ///
 /// # Measured
 ///
@@ -178,9 +187,15 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | lasso `ThreadedRodeo`, the same runs | 0.41x-0.66x | 0.76x-0.99x |
 /// | this type (the shard lock's unlock a plain store), twelve runs on a slower host | 0.64x-1.05x | 1.19x-1.71x |
 /// | lasso `ThreadedRodeo`, the same runs | 0.37x-0.54x | 0.51x-0.73x |
+/// | this type (the shard on one cache line, one check per in-place insertion), six runs on an Intel host | 0.63x-0.93x | 1.36x-1.81x |
+/// | lasso `ThreadedRodeo`, the same runs | 0.37x-0.43x | 0.62x-0.78x |
+/// | this type, the same code, on a real profile build's calls (`STRTAB_SOURCE=replay-sim`: 2.3M calls over 3,941 strings, dealt out by sample), six runs | 0.93x-1.07x | 1.03x-1.68x |
+/// | lasso `ThreadedRodeo`, the same runs | 0.47x-0.58x | 0.29x-0.46x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
-/// -w thread-stream`): `StringTable` 155, this type 183.7 (183.1 with
+/// -w thread-stream`): `StringTable` 154.8, this type 180.7 (183.7 before
+/// the in-place insertion took its id between one check of the block and
+/// the write, and published a block only from its first record; 183.1 with
 /// `parking_lot`'s locks; 174.6 with a branch per hint way, which costs
 /// more time in mispredictions than the 8.4 instructions that replace it;
 /// 175.5 before new hint levels carried the old one's hints over, 174 when
