@@ -382,61 +382,15 @@ unsafe fn long_bytes<'a>(q: *const u8) -> &'a [u8] {
     }
 }
 
-/// Folds `f` over the strings of the records from the one whose length
-/// byte (or escape) is just before `q` up to `end`, front to back. With
-/// `LONG` false every record is taken to be short (no test for the
-/// escape).
-///
-/// # Safety
-///
-/// `q - 1` must be the length byte or escape of a complete record `push`
-/// wrote, followed by complete records up to the address `end -
-/// SHORT_PREFIX` (where the next record would start), all readable through
-/// `q` and unchanged for `'s`; with `LONG` false, all of them short.
-#[inline(always)]
-unsafe fn walk_records<'s, const LONG: bool, B>(
-    mut q: *const u8,
-    end: usize,
-    mut acc: B,
-    f: &mut impl FnMut(B, &'s str) -> B,
-) -> B {
-    #[cfg(debug_assertions)]
-    // SAFETY: `q - SHORT_PREFIX` is the first record's start, its id.
-    let (first_id, mut k) = (unsafe { read_id(q.sub(SHORT_PREFIX)) }, 0);
-    while (q as usize) < end {
-        // SAFETY: the caller's guarantee: `q - 1` is the length byte (or,
-        // only if `LONG`, the escape) of a complete record, readable
-        // through `q`, whose bytes were copied from a `&str`; they start
-        // at or after `q` in the same record (`offset_from`'s condition).
-        let (s, skip) = unsafe {
-            #[cfg(debug_assertions)]
-            {
-                debug_assert_eq!(read_id(q.sub(SHORT_PREFIX)), first_id + k, "not a run");
-                k += 1;
-            }
-            let bytes = if LONG {
-                bytes_at(q)
-            } else {
-                let n = usize::from(*q.sub(1));
-                // No record `push` wrote is empty (`push_slow` refuses
-                // `""`, and the in-place push sends it there), and the
-                // caller starts past block 0, whose static record is the
-                // only empty one. Knowing it lets the caller's copy skip
-                // its zero-length test: `iterate` 41.3 -> 37.3
-                // instructions per string (benches/README.md).
-                core::hint::assert_unchecked(n != 0);
-                core::slice::from_raw_parts(q, n)
-            };
-            // The next record starts where these bytes end (either form).
-            let skip = bytes.as_ptr().offset_from(q) as usize + bytes.len() + SHORT_PREFIX;
-            (core::str::from_utf8_unchecked(bytes), skip)
-        };
-        // The next record's `q` (wrapping: past the last record it may
-        // point beyond the block; it is only compared then).
-        q = q.wrapping_add(skip);
-        acc = f(acc, s);
-    }
-    acc
+/// A block's run of records of consecutive ids: see [`Arena::run`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Run {
+    /// How many records (ids) from the first.
+    pub(crate) len: usize,
+    /// The block's [`Arena::block_bias`].
+    pub(crate) bias: *const u8,
+    /// Whether any of the block's records has the long form.
+    pub(crate) long: bool,
 }
 
 /// One block: a slice of an arena chunk, filled from the front.
@@ -980,6 +934,32 @@ impl Arena {
         unsafe { core::str::from_utf8_unchecked(bytes_at(q)) }
     }
 
+    /// [`str_biased`](Self::str_biased) of a record whose length byte is
+    /// `tag`, known not to be the escape: the string's length comes from
+    /// the caller (the id index's copy), not from the record, so reading
+    /// the next string does not wait for this one's record.
+    ///
+    /// # Safety
+    ///
+    /// As for [`str_biased`](Self::str_biased), and `tag` is the record's
+    /// length byte, below [`ESCAPE`].
+    #[inline(always)]
+    pub(crate) unsafe fn str_short_biased<'a>(bias: *const u8, loc: Loc, tag: u8) -> &'a str {
+        let q = bias.wrapping_add(loc as usize);
+        let n = usize::from(tag);
+        // SAFETY: the caller's contract: `q - 1` is the record's length
+        // byte, `tag`, followed by `tag` bytes copied from a `&str`,
+        // unchanged while the arena lives. No record `push` wrote is empty
+        // (`push_slow` refuses `""`, and the in-place push sends it
+        // there), and `loc` is not block 0's static empty record: knowing
+        // it lets the caller's copy skip its zero-length test (`iterate`
+        // 41.3 -> 37.3 instructions per string, benches/README.md).
+        unsafe {
+            core::hint::assert_unchecked(n != 0);
+            core::str::from_utf8_unchecked(core::slice::from_raw_parts(q, n))
+        }
+    }
+
     /// What the locations of `loc`'s block are added to for
     /// [`Arena::id_if_biased`]: the block's base biased by its block
     /// number and a short record's prefix (`after_tag(loc) - loc`, the
@@ -1031,81 +1011,55 @@ impl Arena {
         unsafe { core::str::from_utf8_unchecked(bytes) }
     }
 
-    /// Folds `f` over the string of the record at `loc` and the records
-    /// after it in its block, up to the record at `stop` if that is in the
-    /// same block (else to the block's end), front to back; returns the
-    /// folded value and how many strings `f` got. Only for an arena whose
-    /// records were pushed with consecutive ids (a [`StringTable`]'s): in
-    /// a block that is a run, the records from `loc` on are then the
-    /// strings of consecutive ids, and reading them in place skips the id
-    /// index, its block lookup per string and, in blocks without long
-    /// records, the long-form test (iteration in id order: the pprof
-    /// encoder, `for_each`). A block that is not a run gives only `loc`'s
-    /// string. `loc` must not be 0 (the empty block holds no records).
+    /// The records of consecutive ids from the one at `loc` that its block
+    /// holds, up to the record at `stop` if that is in the same block
+    /// (else to the block's end): how many, and the block's
+    /// [`block_bias`](Self::block_bias), so that a caller holding their
+    /// locations (a [`StringTable`]'s id index) reads them with
+    /// [`str_short_biased`](Self::str_short_biased) or
+    /// [`str_biased`](Self::str_biased), with no block lookup per string.
+    /// Only for an arena whose records were pushed with consecutive ids (a
+    /// [`StringTable`]'s): a block that is a run holds the strings of
+    /// consecutive ids; one that is not gives only `loc`'s (count 1).
+    /// `loc` must not be 0 (the empty block holds no records).
     ///
     /// [`StringTable`]: crate::StringTable
     #[inline(always)]
-    pub(crate) fn walk<'s, B>(
-        &'s self,
-        loc: Loc,
-        stop: Loc,
-        acc: B,
-        f: &mut impl FnMut(B, &'s str) -> B,
-    ) -> (B, usize) {
+    pub(crate) fn run(&self, loc: Loc, stop: Loc) -> Run {
         let block = (loc >> LOCAL_BITS) as usize;
         debug_assert!(block != 0, "the empty block has no records");
         let b = &self.core.borrow_blocks()[block];
-        if !b.run {
-            return (f(acc, self.str(loc)), 1);
-        }
-        let stop_here = stop >> LOCAL_BITS == loc >> LOCAL_BITS;
-        let end = if stop_here {
-            stop as usize
-        } else {
-            // `block < MAX_BLOCKS` and `used <= cap`: no overflow in
-            // `usize` (a dedicated block's `used` may exceed `LOCAL_MASK`,
-            // so this is computed in `usize`, not as a `Loc`).
-            (block << LOCAL_BITS) + b.used
-        };
-        // `after_tag` of both: just past the first record's length byte,
-        // and just past where the length byte of the record after the
-        // last would be.
         let Base(biased) = self.bases[block];
-        let first = biased.wrapping_add(loc as usize);
-        let end = biased.wrapping_add(end) as usize;
-        // SAFETY: `loc` is a location `push` returned since the last
-        // `clear` (the module's safety notes), so `first` is just past the
-        // length byte of a record in `block`. Records tile their block from
-        // offset 0 to `used` (`Block::write` appends at `used`), each
-        // complete, and `stop`, when in this block, is a later record's
-        // location: from `first`, whole records up to `end`, unchanged
-        // while `self` is borrowed. A block with no long record has only
-        // short ones.
-        let acc = unsafe {
-            if b.long {
-                walk_records::<true, _>(first, end, acc, f)
-            } else {
-                walk_records::<false, _>(first, end, acc, f)
-            }
-        };
-        // The ids walked: up to `stop`'s (excluded) or the block's last.
-        let (past, to) = if stop_here {
+        if !b.run {
+            return Run {
+                len: 1,
+                bias: biased,
+                long: true,
+            };
+        }
+        // The ids: up to `stop`'s (excluded) or the block's last.
+        let (past, to) = if stop >> LOCAL_BITS == loc >> LOCAL_BITS {
             (0, stop as usize)
         } else {
             (1, (block << LOCAL_BITS) | b.last)
         };
-        // SAFETY: `loc` and, as above, `to` locate records of this block
-        // (`b.last` is its last record: the block holds at least `loc`'s),
-        // each starting with its id `SHORT_PREFIX` bytes before its
-        // `after_tag`.
+        // SAFETY: `loc` is a location `push` returned since the last
+        // `clear` (the module's safety notes), and so, when in this block,
+        // is `stop`; `b.last` is the block's last record (the block holds
+        // at least `loc`'s). Each record starts with its id `SHORT_PREFIX`
+        // bytes before its `after_tag`, the biased base plus its location.
         let (from, to) = unsafe {
             (
-                read_id(first.sub(SHORT_PREFIX)),
+                read_id(biased.wrapping_add(loc as usize).sub(SHORT_PREFIX)),
                 read_id(biased.wrapping_add(to).sub(SHORT_PREFIX)),
             )
         };
         // A run holds consecutive ids.
-        (acc, (to - from) as usize + past)
+        Run {
+            len: (to - from) as usize + past,
+            bias: biased,
+            long: b.long,
+        }
     }
 
     /// Copies `s` into the arena as a record carrying id `id` and returns

@@ -166,6 +166,7 @@ impl Store {
     /// each arena block's records front to back ([`Arena::walk`]) rather
     /// than looking each id up in the index.
     #[inline]
+    #[allow(unsafe_code)]
     pub(crate) fn fold<'s, B>(
         &'s self,
         front: usize,
@@ -185,9 +186,29 @@ impl Store {
         // walk stops there only if it is in the walk's block).
         let stop = self.locs.get(back).map_or(0, |e| e.loc());
         while i < back {
-            let (a, n) = self.arena.walk(locs[i].loc(), stop, acc, &mut f);
-            acc = a;
-            i += n;
+            let run = self.arena.run(locs[i].loc(), stop);
+            let run_locs = &locs[i..i + run.len];
+            // `for` loops (a pointer walk): `Iter::fold`'s index-based loop
+            // kept the block's bias in a stack slot.
+            if run.long {
+                for e in run_locs {
+                    // SAFETY: `e` locates a record of `run`'s block
+                    // (`Arena::run`), whose bias `run.bias` is; entries
+                    // hold locations `push` returned (the type's
+                    // invariant), and the strings live as long as `self`.
+                    acc = f(acc, unsafe { Arena::str_biased(run.bias, e.loc()) });
+                }
+            } else {
+                for e in run_locs {
+                    // SAFETY: as above, and the block has no long record,
+                    // so `e.tag()` (the record's length byte, the
+                    // invariant of `Entry`) is its length.
+                    acc = f(acc, unsafe {
+                        Arena::str_short_biased(run.bias, e.loc(), e.tag())
+                    });
+                }
+            }
+            i += run.len;
         }
         acc
     }
