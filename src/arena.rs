@@ -39,13 +39,12 @@
 //! memory is ever made, so no write invalidates a pointer read later, and
 //! the shared table's readers may keep record addresses while writers
 //! append). [`Arena::bytes`], [`holds_at`], [`Arena::probe_short`],
-//! [`Found::id`] and [`Arena::walk`] read back records that
-//! [`Arena::push`] wrote (strings of up to 64 bytes compared with SSE2
-//! loads, [`eq_bytes`]; `walk` reads a block's records front to back,
-//! from one record boundary to another, so it relies only on records
-//! tiling their block, not on their ids, and on none of them being
-//! empty: `push` refuses `""`, which only block 0's static record holds
-//! and `walk` never reads), and
+//! [`Found::id`], [`Arena::run`] and [`Arena::str_short_biased`] read
+//! back records that [`Arena::push`] wrote (strings of up to 64 bytes
+//! compared with SSE2 loads, [`eq_bytes`]; `str_short_biased`, for
+//! iteration, relies on none of them being empty: `push` refuses `""`,
+//! which only block 0's static record holds and iteration never reads
+//! there), and
 //! [`Arena::str`] skips UTF-8 validation of bytes that `push` copied from
 //! a `&str`. Every `Loc` the arena is given is one `push` returned since
 //! the last `clear` (or 0): the callers only keep those (the id index and
@@ -408,7 +407,7 @@ struct Block<'a> {
     /// Whether the records hold consecutive ids in the order they were
     /// written: cleared when a dedicated record took the next id while
     /// this block, current and not empty, stayed open (see
-    /// [`Arena::walk`]).
+    /// [`Arena::run`]).
     run: bool,
     /// Whether any record is in the long form.
     long: bool,
@@ -1086,7 +1085,8 @@ impl Arena {
     #[inline(never)]
     fn push_slow(&mut self, s: &str, id: u32, budget: usize) -> Result<Loc, Error> {
         // Id 0 stands for `""` (block 0's static record): no table pushes
-        // it, and `walk_records` relies on no pushed record being empty.
+        // it, and `str_short_biased` relies on no pushed record being
+        // empty.
         assert!(!s.is_empty(), "the empty string is never pushed");
         let size =
             record_size(s.len()).ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, s.len()))?;

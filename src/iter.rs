@@ -41,9 +41,10 @@ impl<'a> Strings<'a> {
 /// For a [`StringTable`](crate::StringTable)'s strings, internal
 /// iteration (`for_each`, `fold`, `sum`, and so
 /// [`pprof::write_string_table`](crate::pprof::write_string_table)) reads
-/// the arena front to back, block by block, without the id index: the
-/// fastest way to visit every string (an encoder's pass). `next` (a `for`
-/// loop, `collect`) looks each id up in the index.
+/// the arena front to back, block by block, each block's base looked up
+/// once and each string's location and length taken from the id index:
+/// the fastest way to visit every string (an encoder's pass). `next` (a
+/// `for` loop, `collect`) looks each id's block up as well.
 ///
 /// # Examples
 ///
@@ -112,10 +113,10 @@ impl<'a> Iterator for Iter<'a> {
         self.next()
     }
 
-    /// A table's strings are read block by block, in place (see
-    /// `Store::fold`): `for_each`, `sum` and the pprof encoder use this
-    /// (`collect` into a `Vec` and `for` loops call `next`, which reads
-    /// each id's location in the index).
+    /// A table's strings are read block by block (see `Store::fold`):
+    /// `for_each`, `sum` and the pprof encoder use this (`collect` into a
+    /// `Vec` and `for` loops call `next`, which looks up each id's block
+    /// too).
     #[inline]
     fn fold<B, F>(self, init: B, mut f: F) -> B
     where

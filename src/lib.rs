@@ -188,9 +188,11 @@
 //!   on `get` hits and 7% on re-interning the WordPress profile's strings
 //!   (105 against 113), against `memcmp`;
 //! - reading a string with the length byte the id index keeps beside
-//!   each record's location (`Store::str_of`), so that `resolve` knows
-//!   the length before the record's cache line arrives: the store makes
-//!   every index entry itself, from the string it pushes;
+//!   each record's location (`Store::str_of`, and `Store::fold` for
+//!   iteration), so that `resolve` knows the length before the record's
+//!   cache line arrives, and iteration never waits for one record before
+//!   finding the next: the store makes every index entry itself, from
+//!   the string it pushes;
 //! - a prefetch hint for [`StringTable::intern_batch`] (a no-op under
 //!   Miri and off x86-64);
 //! - `unsafe impl Sync for Resolver`: the only `!Sync` part of a resolver

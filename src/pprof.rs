@@ -74,8 +74,8 @@ pub fn string_table_len(strings: Iter<'_>) -> usize {
 /// assert_eq!(out, b"\x32\x00\x32\x01a");
 /// ```
 pub fn write_string_table(strings: Iter<'_>, out: &mut Vec<u8>) {
-    // Internal iteration: a table's strings are read in place, block by
-    // block (`Iter::fold`).
+    // Internal iteration: a table's strings are read block by block
+    // (`Iter::fold`).
     strings.for_each(|s| {
         out.push(STRING_TABLE_KEY);
         put_varint(s.len() as u64, out);

@@ -162,9 +162,13 @@ impl Store {
         self.str_of(self.locs[i])
     }
 
-    /// Folds `f` over the strings of ids `front..back` in id order, reading
-    /// each arena block's records front to back ([`Arena::walk`]) rather
-    /// than looking each id up in the index.
+    /// Folds `f` over the strings of ids `front..back` in id order, run by
+    /// run: the ids whose records one arena block holds in order
+    /// ([`Arena::run`]) are read with that block's base looked up once and
+    /// each string's location and length taken from the index, so no read
+    /// waits for the previous record (walking the records by their length
+    /// bytes did: `iterate` ran 0.82x-0.85x lasso's speed that way,
+    /// 0.94x-1.06x this way, `benches/README.md`).
     #[inline]
     #[allow(unsafe_code)]
     pub(crate) fn fold<'s, B>(
@@ -182,8 +186,8 @@ impl Store {
             acc = f(acc, "");
             i = 1;
         }
-        // Where the walk must stop: the record of id `back`, if any (a
-        // walk stops there only if it is in the walk's block).
+        // Where the last run must stop: the record of id `back`, if any (a
+        // run stops there only if it is in the run's block).
         let stop = self.locs.get(back).map_or(0, |e| e.loc());
         while i < back {
             let run = self.arena.run(locs[i].loc(), stop);
