@@ -29,7 +29,7 @@
 //! results.
 //!
 //! `STRTAB_ROUNDS=N` replaces criterion with `N` interleaved rounds (every
-//! implementation once per round, rotated) and prints a markdown table of
+//! implementation once per round, in a shuffled order) and prints a markdown table of
 //! medians and ratios: on a machine shared with other work, the
 //! side-by-side figures that drift the least. `STRTAB_ONLY=a,b` limits
 //! those rounds to the rows named (the ratio columns need
@@ -264,7 +264,7 @@ fn concurrent(g: &mut BenchmarkGroup<'_, WallTime>, streams: &[Vec<&str>]) {
 }
 
 /// `STRTAB_ROUNDS=N`: instead of criterion, `N` rounds in which every
-/// implementation runs once, in an order rotated each round, so that a
+/// implementation runs once, in a new shuffled order each round, so that a
 /// machine whose speed drifts (other jobs starting and stopping) slows all
 /// of them alike; prints the median of each and its ratios.
 fn rounds(rounds: usize) {

@@ -397,7 +397,7 @@ const SAMPLE: std::time::Duration = std::time::Duration::from_millis(20);
 /// batch and its plain loop), every (workload, implementation) pair of the
 /// group prepared side by side, then `N` rounds in which each pair takes
 /// one sample (one untimed run, then its run repeated for about
-/// [`SAMPLE`]), in an order rotated each round, so that a machine whose
+/// [`SAMPLE`]), in a new shuffled order each round, so that a machine whose
 /// speed drifts slows all of them alike (criterion measures one benchmark
 /// after another, minutes apart). A group's tables are dropped before the
 /// next group is prepared, so that the allocator's state is the group's

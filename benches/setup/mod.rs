@@ -1063,19 +1063,27 @@ pub fn thread_streams<S: AsRef<str>>(strings: &[S], threads: usize, len: usize) 
 }
 
 /// Interleaved rounds: `rounds` times, `sample(i)` for every `i` in
-/// `0..n`, in an order rotated by one each round, so that a machine whose
-/// speed drifts slows every `i` alike; returns each `i`'s median sample.
-/// Shared by `concurrent.rs`'s `STRTAB_ROUNDS` mode and `profile.rs`'s
-/// `rounds`.
+/// `0..n`, so that a machine whose speed drifts slows every `i` alike;
+/// returns each `i`'s median sample. Each round runs them in a new
+/// shuffled order (a fixed seed, so runs are repeatable): with a rotation
+/// by one, every `i` but the round's first always ran right after the
+/// same other one, and inherited the allocator and cache state that one
+/// left (a table dropped just before can leave the heap trimmed, so the
+/// next one's allocations fault fresh pages). Shared by
+/// `concurrent.rs`'s `STRTAB_ROUNDS` mode and `profile.rs`'s `rounds`.
 pub fn interleaved_medians(
     rounds: usize,
     n: usize,
     mut sample: impl FnMut(usize) -> f64,
 ) -> Vec<f64> {
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); n];
-    for round in 0..rounds {
-        for k in 0..n {
-            let i = (k + round) % n;
+    let mut rng = Rng::new(0x0dd5_eed5);
+    let mut order: Vec<usize> = (0..n).collect();
+    for _ in 0..rounds {
+        for j in (1..n).rev() {
+            order.swap(j, rng.below(j + 1));
+        }
+        for &i in &order {
             times[i].push(sample(i));
         }
     }
