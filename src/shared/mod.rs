@@ -191,6 +191,10 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | lasso `ThreadedRodeo`, the same runs | 0.37x-0.43x | 0.62x-0.78x |
 /// | this type, the same code, on a real profile build's calls (`STRTAB_SOURCE=replay-sim`: 2.3M calls over 3,941 strings, dealt out by sample), six runs | 0.93x-1.07x | 1.03x-1.68x |
 /// | lasso `ThreadedRodeo`, the same runs | 0.47x-0.58x | 0.29x-0.46x |
+/// | this type, the same code, the benchmark's rounds in a new shuffled order each round, generated streams, ten runs | 0.66x-1.00x | 1.33x-1.75x |
+/// | lasso `ThreadedRodeo`, the same runs | 0.41x-0.50x | 0.55x-0.76x |
+/// | this type, the same, on the real profile build's calls, ten runs | 0.69x-1.48x | 1.21x-1.71x |
+/// | lasso `ThreadedRodeo`, the same runs | 0.38x-0.57x | 0.29x-0.46x |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
 /// -w thread-stream`): `StringTable` 154.8, this type 180.7 (183.7 before
