@@ -29,10 +29,10 @@
 //! results.
 //!
 //! `STRTAB_ROUNDS=N` replaces criterion with `N` interleaved rounds (every
-//! implementation once per round, in a shuffled order) and prints a markdown table of
-//! medians and ratios: on a machine shared with other work, the
-//! side-by-side figures that drift the least. `STRTAB_ONLY=a,b` limits
-//! those rounds to the rows named (the ratio columns need
+//! implementation once per round, in a shuffled order) and prints a
+//! markdown table of medians and ratios: on a machine shared with other
+//! work, the side-by-side figures that drift the least. `STRTAB_ONLY=a,b`
+//! limits those rounds to the rows named (the ratio columns need
 //! `string_table_one_thread` and `lasso_threaded` among them).
 //!
 //! Clock: wall time from the start until the last thread is done; with
