@@ -690,13 +690,29 @@ impl<S: BuildHasher> StringTable<S> {
 
     /// Stores a string known to be absent.
     ///
-    /// The common case runs without a call: the id is within the limit,
-    /// the index and the hash table have room, and the string is short and
-    /// fits the arena's current block. Nothing is allocated then, so no
-    /// byte limit can be crossed. Anything else goes to
-    /// [`insert_slow`](Self::insert_slow).
-    #[inline(never)]
+    /// The common case is [`insert_in_place`](Self::insert_in_place), one
+    /// call; anything else goes to [`insert_slow`](Self::insert_slow).
+    #[inline(always)]
     pub(crate) fn insert_new(&mut self, hash: u64, s: &str) -> Result<StringId, Error> {
+        match self.insert_in_place(hash, s) {
+            Some(id) => Ok(id),
+            None => self.insert_slow(hash, s),
+        }
+    }
+
+    /// The common case of [`insert_new`](Self::insert_new), with no call
+    /// inside: the id is within the limit, the index and the hash table
+    /// have room, and the string is short and fits the arena's current
+    /// block. Nothing is allocated then, so no byte limit can be crossed.
+    /// `None` (nothing changed) sends the caller to the slow path.
+    ///
+    /// Out of line, so that the lookups inlined into a caller's loop keep
+    /// their registers (inlining it took `fill-hint` from 256 to 228
+    /// instructions per string but the simulated replay's loop from 115 to
+    /// 117, `benches/README.md`), and answering in a register: a
+    /// `Result<StringId, Error>` comes back through memory (256 -> 250).
+    #[inline(never)]
+    fn insert_in_place(&mut self, hash: u64, s: &str) -> Option<StringId> {
         let n = self.store.len();
         let store = &mut self.store;
         if n < self.limits.get_max_strings()
@@ -710,9 +726,9 @@ impl<S: BuildHasher> StringTable<S> {
             let (arena, hasher) = (&store.arena, &self.hasher);
             self.table
                 .insert_unique(hash, Slot::of(loc, s), |e| rehash(hasher, arena, e.loc()));
-            return Ok(StringId::from_u32(id));
+            return Some(StringId::from_u32(id));
         }
-        self.insert_slow(hash, s)
+        None
     }
 
     /// [`insert_new`](Self::insert_new) when something must grow (or a
