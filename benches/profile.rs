@@ -168,10 +168,16 @@ mod inputs {
 
     use super::setup::{self, Replay, ReplayProfile};
 
-    /// The 100k unique strings.
+    /// The 100k unique strings: generated, or with `STRTAB_STRINGS=FILE`
+    /// the distinct non-empty lines of `FILE` (at most 100k, in file
+    /// order), to run the workloads on real strings such as a binary's
+    /// symbol names.
     pub(crate) fn unique_owned() -> &'static [String] {
         static S: OnceLock<Vec<String>> = OnceLock::new();
-        S.get_or_init(|| setup::unique_strings(setup::UNIQUE, setup::SEED))
+        S.get_or_init(|| match std::env::var_os("STRTAB_STRINGS") {
+            Some(path) => setup::strings_of_file(path.as_ref(), setup::UNIQUE),
+            None => setup::unique_strings(setup::UNIQUE, setup::SEED),
+        })
     }
 
     pub(crate) fn unique() -> &'static [&'static str] {

@@ -111,7 +111,7 @@ pub(crate) const DEDICATED_MIN: usize = MAX_CHUNK_CAPACITY / 4;
 pub(crate) const LONG_LEN: usize = 255;
 /// The first byte of a long record: a 4-byte little-endian length follows.
 /// Strings of 4 GiB or more are refused ([`ErrorKind::CapacityOverflow`]).
-const ESCAPE: u8 = 0xFF;
+pub(crate) const ESCAPE: u8 = 0xFF;
 /// Bytes of a record's id.
 const ID_BYTES: usize = size_of::<u32>();
 /// Bytes before a short record's string: the id and the length.
@@ -956,6 +956,36 @@ impl Arena {
         unsafe {
             core::hint::assert_unchecked(n != 0);
             core::str::from_utf8_unchecked(core::slice::from_raw_parts(q, n))
+        }
+    }
+
+    /// [`str_biased`](Self::str_biased) of a long record, whose length
+    /// (at least [`LONG_LEN`], which spares the caller's copy its
+    /// zero-length test) is read from the record. With
+    /// [`str_short_biased`](Self::str_short_biased), for blocks that hold
+    /// long records: the caller picks by the id index's copy of the length
+    /// byte, so a short string's length does not wait for its record's
+    /// cache line.
+    ///
+    /// # Safety
+    ///
+    /// As for [`str_biased`](Self::str_biased), and the record is long
+    /// (its length byte is [`ESCAPE`]).
+    #[inline(always)]
+    pub(crate) unsafe fn str_long_biased<'a>(bias: *const u8, loc: Loc) -> &'a str {
+        let q = bias.wrapping_add(loc as usize);
+        // SAFETY: the caller's contract: `q - 1` is a long record's escape,
+        // followed by its 4-byte length and its bytes, copied from a
+        // `&str` and unchanged while the arena lives; a long record holds
+        // at least `LONG_LEN` bytes (`tag_of`). Read inline (`long_bytes`
+        // is out of line for the lookups).
+        unsafe {
+            let len = u32::from_le_bytes(q.cast::<[u8; 4]>().read_unaligned()) as usize;
+            core::hint::assert_unchecked(len >= LONG_LEN);
+            core::str::from_utf8_unchecked(core::slice::from_raw_parts(
+                q.add(size_of::<u32>()),
+                len,
+            ))
         }
     }
 

@@ -460,6 +460,14 @@ fn lengths_around_the_record_forms() {
             .filter(|s| !s.is_empty() && seen.insert(*s))
             .collect();
         assert_eq!(t.iter().skip(1).collect::<Vec<_>>(), order);
+        // Internal iteration walks each block's records in place, with a
+        // loop of its own for blocks that hold long records.
+        let folded = t.iter().fold(Vec::new(), |mut v, s| {
+            v.push(s);
+            v
+        });
+        assert_eq!(folded[0], "");
+        assert_eq!(folded[1..], order[..]);
         assert_eq!(t.get(&"z".repeat(255)), None);
         assert_eq!(t.get(&"a".repeat(3)), None);
     }

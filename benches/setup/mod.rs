@@ -445,6 +445,27 @@ pub fn unique_strings(n: usize, seed: u64) -> Vec<String> {
     out
 }
 
+/// The distinct non-empty lines of the file at `path`, in file order, at
+/// most `max` of them: real strings (a binary's symbol names, a profile's
+/// paths) for the workloads that otherwise generate theirs.
+///
+/// # Panics
+///
+/// Panics if the file cannot be read or holds no non-empty line.
+pub fn strings_of_file(path: &std::path::Path, max: usize) -> Vec<String> {
+    let text = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = String::from_utf8_lossy(&text);
+    let mut seen = HashSet::new();
+    let out: Vec<String> = text
+        .lines()
+        .filter(|l| !l.is_empty() && seen.insert(*l))
+        .take(max)
+        .map(str::to_owned)
+        .collect();
+    assert!(!out.is_empty(), "{}: no non-empty line", path.display());
+    out
+}
+
 /// Number of unique strings in workloads 2 to 6.
 pub const UNIQUE: usize = 100_000;
 /// Number of interns in the profiler stream (workload 2).
