@@ -373,6 +373,20 @@ unsafe fn read_id(p: *const u8) -> u32 {
 #[cold]
 #[inline(never)]
 unsafe fn long_bytes<'a>(q: *const u8) -> &'a [u8] {
+    // SAFETY: the caller's guarantee.
+    unsafe { long_bytes_inline(q) }
+}
+
+/// [`long_bytes`] inlined into the caller: for the paths that handle long
+/// records themselves (the long probe, iteration's loop for blocks with
+/// long records), where a call would make the caller reload what it
+/// might have changed.
+///
+/// # Safety
+///
+/// As for [`long_bytes`].
+#[inline(always)]
+unsafe fn long_bytes_inline<'a>(q: *const u8) -> &'a [u8] {
     // SAFETY: the caller guarantees a whole long record: the 4-byte length
     // at `q`, then that many initialised bytes.
     unsafe {
@@ -798,13 +812,73 @@ impl Arena {
         debug_assert!(s.len() < LONG_LEN);
         // Truncation intended: `s.len() < LONG_LEN`.
         let len = s.len() as u8;
+        // SAFETY: the caller's guarantee; a record whose length byte is
+        // `s.len()`, below `ESCAPE`, has exactly `s.len()` initialised
+        // bytes from `q` (see `bytes`), and `NO_CANDIDATE` has `LONG_LEN`
+        // zero bytes from `q`.
+        unsafe { self.probe_tagged(table, hash, len, slot, hit, |q| eq_bytes(q, s)) }
+    }
+
+    /// [`probe_short`](Self::probe_short) of a string of [`LONG_LEN`]
+    /// bytes or more: candidates filtered by the escape in their copy of
+    /// the length byte, then compared by the record's length and bytes,
+    /// inline (comparing every candidate in full, through a call per
+    /// candidate, cost 89 instructions per lookup besides the `memcmp`;
+    /// `get/hit` on a binary's symbol names, 7% of them long,
+    /// `benches/README.md`).
+    ///
+    /// # Safety
+    ///
+    /// As for [`probe_short`](Self::probe_short).
+    #[inline(always)]
+    pub(crate) unsafe fn probe_long<'a, T, R>(
+        &'a self,
+        table: &HashTable<T>,
+        hash: u64,
+        s: &[u8],
+        slot: impl Fn(&T) -> (Loc, u8),
+        hit: fn(Found<'a>) -> R,
+    ) -> Probe<R> {
+        debug_assert!(s.len() >= LONG_LEN);
+        // SAFETY: the caller's guarantee; a record whose length byte is
+        // the escape is long: its 4-byte length and that many bytes follow
+        // at `q`; `NO_CANDIDATE` holds a zero length there, which no long
+        // string has.
+        unsafe {
+            self.probe_tagged(table, hash, ESCAPE, slot, hit, |q| {
+                long_bytes_inline(q) == s
+            })
+        }
+    }
+
+    /// The probe of [`probe_short`](Self::probe_short) and
+    /// [`probe_long`](Self::probe_long): the candidate whose copy of the
+    /// length byte is `tag`, then `eq(q)`, with `q` just past its
+    /// record's length byte.
+    ///
+    /// # Safety
+    ///
+    /// As for [`probe_short`](Self::probe_short), and `eq(q)` must be
+    /// safe to call with `q` just past the length byte of a record whose
+    /// length byte is `tag`, or with `q` `SHORT_PREFIX` bytes into
+    /// `NO_CANDIDATE`.
+    #[inline(always)]
+    unsafe fn probe_tagged<'a, T, R>(
+        &'a self,
+        table: &HashTable<T>,
+        hash: u64,
+        tag: u8,
+        slot: impl Fn(&T) -> (Loc, u8),
+        hit: fn(Found<'a>) -> R,
+        eq: impl FnOnce(*const u8) -> bool,
+    ) -> Probe<R> {
         // Until the filter accepts a candidate: a static stand-in that is
         // safe to compare (see `NO_CANDIDATE`), so that no null test is
         // needed after the loop.
         let mut bytes: *const u8 = NO_CANDIDATE.as_ptr().wrapping_add(SHORT_PREFIX);
         let Some(found) = table.find(hash, |e| {
-            let (loc, tag) = slot(e);
-            let matches = tag == len;
+            let (loc, t) = slot(e);
+            let matches = t == tag;
             if matches {
                 bytes = self.after_tag(loc);
             }
@@ -812,18 +886,16 @@ impl Arena {
         }) else {
             return Probe::Miss;
         };
-        // SAFETY: hashbrown returns only an element the filter accepted,
-        // which set `bytes` just past the length byte of the record at the
-        // element's location, whose length byte is the element's copy
-        // (the caller's guarantee), `s.len()` (below `ESCAPE`): a short
-        // record of exactly `s.len()` initialised bytes from `bytes`,
-        // inside its block (see `bytes`). Were it ever to return another,
-        // `bytes` would still be `NO_CANDIDATE`'s, with `LONG_LEN` zero
-        // bytes after it: the read stays inside that static.
-        if unsafe { eq_bytes(bytes, s) } {
-            // The record starts `SHORT_PREFIX` bytes before its string.
+        // hashbrown returns only an element the filter accepted, which set
+        // `bytes` just past the length byte of the record at the element's
+        // location, whose length byte is the element's copy (the caller's
+        // guarantee), `tag`. Were it ever to return another, `bytes` would
+        // still be `NO_CANDIDATE`'s.
+        if eq(bytes) {
+            // The record's id starts `SHORT_PREFIX` bytes before its
+            // length byte's end (the long form's length follows it).
             // SAFETY: `bytes` is `SHORT_PREFIX` bytes after the start of a
-            // record inside a block (or of `NO_CANDIDATE`), so the
+            // record's id inside a block (or of `NO_CANDIDATE`), so the
             // subtraction stays in that allocation and is not null.
             let record = unsafe { NonNull::new_unchecked(bytes.sub(SHORT_PREFIX).cast_mut()) };
             Probe::Hit(hit(Found {
@@ -976,16 +1048,12 @@ impl Arena {
         let q = bias.wrapping_add(loc as usize);
         // SAFETY: the caller's contract: `q - 1` is a long record's escape,
         // followed by its 4-byte length and its bytes, copied from a
-        // `&str` and unchanged while the arena lives; a long record holds
-        // at least `LONG_LEN` bytes (`tag_of`). Read inline (`long_bytes`
-        // is out of line for the lookups).
+        // `&str` and unchanged while the arena lives; `push` gives the long
+        // form only to strings of at least `LONG_LEN` bytes (`tag_of`).
         unsafe {
-            let len = u32::from_le_bytes(q.cast::<[u8; 4]>().read_unaligned()) as usize;
-            core::hint::assert_unchecked(len >= LONG_LEN);
-            core::str::from_utf8_unchecked(core::slice::from_raw_parts(
-                q.add(size_of::<u32>()),
-                len,
-            ))
+            let bytes = long_bytes_inline(q);
+            core::hint::assert_unchecked(bytes.len() >= LONG_LEN);
+            core::str::from_utf8_unchecked(bytes)
         }
     }
 
