@@ -19,7 +19,9 @@
 //! - `blazinterner`: blazinterner `ArenaStr<_, u32>::intern(&self)` (its
 //!   concurrent `sync` form).
 //!
-//! `STRTAB_SOURCE=replay-sim` (or `replay-wordpress`) has the threads
+//! `STRTAB_STRINGS=FILE` replaces the generated strings with the distinct
+//! lines of `FILE` (`setup::workload_strings`), such as a binary's symbol
+//! names. `STRTAB_SOURCE=replay-sim` (or `replay-wordpress`) has the threads
 //! intern a real profile build's calls instead (`setup::ReplayProfile`:
 //! each thread a round-robin share of the samples, so the total is the
 //! same at every thread count, and the baseline does all of it); groups
@@ -338,9 +340,7 @@ enum Source {
 impl Source {
     fn from_env() -> Source {
         match std::env::var("STRTAB_SOURCE").as_deref() {
-            Err(_) | Ok("" | "generated") => {
-                Source::Generated(setup::unique_strings(setup::UNIQUE, setup::SEED))
-            }
+            Err(_) | Ok("" | "generated") => Source::Generated(setup::workload_strings()),
             Ok("replay-sim") => {
                 let p = Box::leak(Box::new(setup::ReplayProfile::sim()));
                 Source::Replay("replay-sim", p.replay())
@@ -357,7 +357,14 @@ impl Source {
 
     fn describe(&self) -> String {
         match self {
-            Source::Generated(_) => "generated streams, 1M interns per thread".to_string(),
+            Source::Generated(strings) => match std::env::var_os("STRTAB_STRINGS") {
+                Some(path) => format!(
+                    "streams over the {} lines of {}, 1M interns per thread",
+                    strings.len(),
+                    path.to_string_lossy()
+                ),
+                None => "generated streams, 1M interns per thread".to_string(),
+            },
             Source::Replay(name, r) => {
                 format!("{name}: {} calls shared out by sample", r.strings.len())
             }

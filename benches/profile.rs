@@ -50,6 +50,12 @@
 //!
 //! Prints `ops=N` (the operation count) on stderr.
 //!
+//! `STRTAB_STRINGS=FILE` runs the workloads built on the 100k unique
+//! strings (`stream`, `fill*`, `get-*`, `resolve`, `iterate`,
+//! `thread-stream`) on the distinct lines of `FILE` instead
+//! (`setup::workload_strings`), such as a binary's symbol names; the
+//! `get-miss` lookups stay generated strings absent from them.
+//!
 //! The same runs also give wall times side by side, free of the drift
 //! between criterion's benchmarks (each measured minutes after the one
 //! before on a shared machine):
@@ -168,16 +174,11 @@ mod inputs {
 
     use super::setup::{self, Replay, ReplayProfile};
 
-    /// The 100k unique strings: generated, or with `STRTAB_STRINGS=FILE`
-    /// the distinct non-empty lines of `FILE` (at most 100k, in file
-    /// order), to run the workloads on real strings such as a binary's
-    /// symbol names.
+    /// The 100k unique strings (`setup::workload_strings`: generated, or
+    /// a file's lines with `STRTAB_STRINGS=FILE`).
     pub(crate) fn unique_owned() -> &'static [String] {
         static S: OnceLock<Vec<String>> = OnceLock::new();
-        S.get_or_init(|| match std::env::var_os("STRTAB_STRINGS") {
-            Some(path) => setup::strings_of_file(path.as_ref(), setup::UNIQUE),
-            None => setup::unique_strings(setup::UNIQUE, setup::SEED),
-        })
+        S.get_or_init(setup::workload_strings)
     }
 
     pub(crate) fn unique() -> &'static [&'static str] {

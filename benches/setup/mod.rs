@@ -466,6 +466,18 @@ pub fn strings_of_file(path: &std::path::Path, max: usize) -> Vec<String> {
     out
 }
 
+/// The workloads' unique strings: [`UNIQUE`] generated profiler strings
+/// ([`unique_strings`]), or, with `STRTAB_STRINGS=FILE` in the
+/// environment, the distinct non-empty lines of `FILE` (at most
+/// [`UNIQUE`], [`strings_of_file`]): real strings, such as a binary's
+/// symbol names, for every benchmark that otherwise generates its own.
+pub fn workload_strings() -> Vec<String> {
+    match std::env::var_os("STRTAB_STRINGS") {
+        Some(path) => strings_of_file(path.as_ref(), UNIQUE),
+        None => unique_strings(UNIQUE, SEED),
+    }
+}
+
 /// Number of unique strings in workloads 2 to 6.
 pub const UNIQUE: usize = 100_000;
 /// Number of interns in the profiler stream (workload 2).
