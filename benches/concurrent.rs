@@ -20,7 +20,7 @@
 //!   concurrent `sync` form).
 //!
 //! `STRTAB_STRINGS=FILE` replaces the generated strings with the distinct
-//! lines of `FILE` (`setup::workload_strings`), such as a binary's symbol
+//! lines of `FILE` (`setup::input_strings`), such as a binary's symbol
 //! names. `STRTAB_SOURCE=replay-sim` (or `replay-wordpress`) has the threads
 //! intern a real profile build's calls instead (`setup::ReplayProfile`:
 //! each thread a round-robin share of the samples, so the total is the
@@ -340,7 +340,7 @@ enum Source {
 impl Source {
     fn from_env() -> Source {
         match std::env::var("STRTAB_SOURCE").as_deref() {
-            Err(_) | Ok("" | "generated") => Source::Generated(setup::workload_strings()),
+            Err(_) | Ok("" | "generated") => Source::Generated(setup::input_strings()),
             Ok("replay-sim") => {
                 let p = Box::leak(Box::new(setup::ReplayProfile::sim()));
                 Source::Replay("replay-sim", p.replay())

@@ -86,7 +86,7 @@ fn batch(c: &mut Criterion) {
 }
 
 fn merge(c: &mut Criterion) {
-    let strings = setup::workload_strings();
+    let strings = setup::input_strings();
     let stream = setup::skewed_stream(&strings, setup::STREAM_LEN, setup::SEED);
     let hasher = Fold::default();
     // Eight threads, each seeing an interleaved eighth of the stream.
@@ -131,7 +131,7 @@ fn merge(c: &mut Criterion) {
 }
 
 fn compact(c: &mut Criterion) {
-    let strings = setup::workload_strings();
+    let strings = setup::input_strings();
     let mut table = StringTable::new();
     for s in &strings {
         table.intern(s);

@@ -53,7 +53,7 @@
 //! `STRTAB_STRINGS=FILE` runs the workloads built on the 100k unique
 //! strings (`stream`, `fill*`, `get-*`, `resolve`, `iterate`,
 //! `thread-stream`) on the distinct lines of `FILE` instead
-//! (`setup::workload_strings`), such as a binary's symbol names; the
+//! (`setup::input_strings`), such as a binary's symbol names; the
 //! `get-miss` lookups stay generated strings absent from them.
 //!
 //! The same runs also give wall times side by side, free of the drift
@@ -174,11 +174,11 @@ mod inputs {
 
     use super::setup::{self, Replay, ReplayProfile};
 
-    /// The 100k unique strings (`setup::workload_strings`: generated, or
+    /// The 100k unique strings (`setup::input_strings`: generated, or
     /// a file's lines with `STRTAB_STRINGS=FILE`).
     pub(crate) fn unique_owned() -> &'static [String] {
         static S: OnceLock<Vec<String>> = OnceLock::new();
-        S.get_or_init(setup::workload_strings)
+        S.get_or_init(setup::input_strings)
     }
 
     pub(crate) fn unique() -> &'static [&'static str] {

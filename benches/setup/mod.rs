@@ -471,7 +471,9 @@ pub fn strings_of_file(path: &std::path::Path, max: usize) -> Vec<String> {
 /// environment, the distinct non-empty lines of `FILE` (at most
 /// [`UNIQUE`], [`strings_of_file`]): real strings, such as a binary's
 /// symbol names, for every benchmark that otherwise generates its own.
-pub fn workload_strings() -> Vec<String> {
+/// (No `workload` in its name: `benches/profile.rs` measures the
+/// functions that have it.)
+pub fn input_strings() -> Vec<String> {
     match std::env::var_os("STRTAB_STRINGS") {
         Some(path) => strings_of_file(path.as_ref(), UNIQUE),
         None => unique_strings(UNIQUE, SEED),

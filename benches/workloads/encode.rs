@@ -16,7 +16,7 @@ use prost::Message;
 use crate::setup::{self, StringTableOnly};
 
 pub(crate) fn bench(c: &mut Criterion) {
-    let strings = setup::workload_strings();
+    let strings = setup::input_strings();
     let mut table = strtab::StringTable::new();
     for s in &strings {
         table.intern(s);

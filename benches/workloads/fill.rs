@@ -41,7 +41,7 @@ fn fill<T: Interner>(
 }
 
 pub(crate) fn bench(c: &mut Criterion) {
-    let strings = setup::workload_strings();
+    let strings = setup::input_strings();
     let bytes = setup::total_bytes(&strings);
     let mut g = c.benchmark_group("fill");
     g.sample_size(10).throughput(Throughput::ElementsAndBytes {

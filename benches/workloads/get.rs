@@ -41,7 +41,7 @@ fn get<T: Interner>(
 }
 
 pub(crate) fn bench(c: &mut Criterion) {
-    let strings = setup::workload_strings();
+    let strings = setup::input_strings();
     let hits = setup::shuffled(&strings, setup::SEED);
     let present: std::collections::HashSet<&str> = strings.iter().map(String::as_str).collect();
     let others = setup::unique_strings(setup::UNIQUE + setup::UNIQUE / 2, setup::MISS_SEED);

@@ -51,7 +51,7 @@ fn iterate_copy<T: Interner>(name: &str, g: &mut BenchmarkGroup<'_, WallTime>, s
 }
 
 pub(crate) fn bench(c: &mut Criterion) {
-    let strings = setup::workload_strings();
+    let strings = setup::input_strings();
     let stream = setup::skewed_stream(&strings, setup::STREAM_LEN, setup::SEED);
 
     let mut g = c.benchmark_group("resolve");

@@ -31,7 +31,7 @@ fn intern<T: Interner>(name: &str, g: &mut BenchmarkGroup<'_, WallTime>, stream:
 }
 
 pub(crate) fn bench(c: &mut Criterion) {
-    let strings = setup::workload_strings();
+    let strings = setup::input_strings();
     let stream = setup::skewed_stream(&strings, setup::STREAM_LEN, setup::SEED);
     let throughput = Throughput::ElementsAndBytes {
         elements: stream.len() as u64,
