@@ -38,7 +38,7 @@
 //! all reads and writes go through those pointers (no `&mut` to chunk
 //! memory is ever made, so no write invalidates a pointer read later, and
 //! the shared table's readers may keep record addresses while writers
-//! append). [`Arena::bytes`], [`holds_at`], [`Arena::probe_short`],
+//! append). [`Arena::bytes`], [`holds_at`], [`Arena::probe`],
 //! [`Found::id`], [`Arena::run`] and [`Arena::str_short_biased`] read
 //! back records that [`Arena::push`] wrote (strings of up to 64 bytes
 //! compared with SSE2 loads, [`eq_bytes`]; `str_short_biased`, for
@@ -143,7 +143,7 @@ pub(crate) type Loc = u32;
 /// The record of `""` that block 0 points to: id 0, a zero length byte.
 static EMPTY_RECORD: [u8; SHORT_PREFIX] = [0; SHORT_PREFIX];
 
-/// Where [`Arena::probe_short`]'s candidate points before its filter
+/// Where [`Arena::probe`]'s candidate points before its filter
 /// accepts one: a record of id 0 and length 0 followed by `LONG_LEN` zero
 /// bytes, so that comparing any short string with it reads only this
 /// static. hashbrown's `find` returns only an element its filter
@@ -253,7 +253,7 @@ unsafe fn eq_bytes(a: *const u8, b: &[u8]) -> bool {
     }
 }
 
-/// What [`Arena::probe_short`] found.
+/// What [`Arena::probe`] found.
 pub(crate) enum Probe<R> {
     /// What the caller's `hit` made of the record that holds the string.
     Hit(R),
@@ -281,7 +281,7 @@ impl Found<'_> {
     #[inline(always)]
     pub(crate) fn id(self) -> u32 {
         // SAFETY: `Found` is only made from the start of a record `push`
-        // wrote (`probe_short`, `Arena::found`), in an arena borrowed for
+        // wrote (`probe`, `Arena::found`), in an arena borrowed for
         // `'a`, so still allocated and never overwritten meanwhile (or,
         // never in practice, from the static `NO_CANDIDATE`).
         unsafe { read_id(self.record.as_ptr()) }
@@ -327,7 +327,7 @@ unsafe fn bytes_at<'a>(q: *const u8) -> &'a [u8] {
 
 /// Whether the record whose length byte (or escape) is just before `q`
 /// holds exactly `s`: the one comparison of a record with a string
-/// ([`Arena::holds`], [`Arena::record_id_if`]; [`Arena::probe_short`]
+/// ([`Arena::holds`], [`Arena::record_id_if`]; [`Arena::probe`]
 /// splits it around hashbrown's probe loop). The record's form is chosen
 /// from `s.len()`, so the comparison never branches on the record's own
 /// length byte before comparing it.
@@ -780,16 +780,22 @@ impl Arena {
         unsafe { holds_at(self.after_tag(loc), s) }
     }
 
-    /// Looks up a string of fewer than [`LONG_LEN`] bytes in `table`,
-    /// whose elements give their record's location and a copy of its
-    /// length byte (`slot(element)`).
+    /// Looks up `s` in `table`, whose elements give their record's
+    /// location and a copy of its length byte (`slot(element)`); `LONG`
+    /// says whether `s` has [`LONG_LEN`] bytes or more (the caller knows,
+    /// and each form gets its own copy of the probe).
     ///
     /// The probe loop filters candidates by that copy of the length byte,
-    /// held in the element itself: a compare, no call and no read of the
+    /// held in the element itself: `s.len()` for a short string, the
+    /// escape for a long one. A compare, no call and no read of the
     /// record, so hashbrown's loop keeps its state in registers and a
     /// candidate of another length costs no cache miss into the arena.
     /// The candidate that passes (almost always the only one with this
-    /// control byte and length) is then compared byte for byte.
+    /// control byte and length byte) is then compared: a short record byte
+    /// for byte, a long one by its 4-byte length and bytes, inline (long
+    /// strings went through a full comparison of every candidate with a
+    /// call each: 89 instructions per lookup besides the `memcmp`, `get/hit`
+    /// on a binary's symbol names, 7% of them long, `benches/README.md`).
     /// [`Probe::Unsure`] if that candidate is another string (the caller
     /// then compares every candidate in full).
     ///
@@ -798,10 +804,10 @@ impl Arena {
     /// Every element of `table` must give a location `push` returned
     /// since the last `clear` (or 0) and the length byte `push` wrote in
     /// that record ([`tag_of`] of its string's length): the comparison
-    /// reads `s.len()` bytes of the record without checking them against
-    /// the record's own length byte.
+    /// reads `s.len()` bytes of a short record without checking them
+    /// against the record's own length byte.
     #[inline(always)]
-    pub(crate) unsafe fn probe_short<'a, T, R>(
+    pub(crate) unsafe fn probe<'a, const LONG: bool, T, R>(
         &'a self,
         table: &HashTable<T>,
         hash: u64,
@@ -809,69 +815,9 @@ impl Arena {
         slot: impl Fn(&T) -> (Loc, u8),
         hit: fn(Found<'a>) -> R,
     ) -> Probe<R> {
-        debug_assert!(s.len() < LONG_LEN);
-        // Truncation intended: `s.len() < LONG_LEN`.
-        let len = s.len() as u8;
-        // SAFETY: the caller's guarantee; a record whose length byte is
-        // `s.len()`, below `ESCAPE`, has exactly `s.len()` initialised
-        // bytes from `q` (see `bytes`), and `NO_CANDIDATE` has `LONG_LEN`
-        // zero bytes from `q`.
-        unsafe { self.probe_tagged(table, hash, len, slot, hit, |q| eq_bytes(q, s)) }
-    }
-
-    /// [`probe_short`](Self::probe_short) of a string of [`LONG_LEN`]
-    /// bytes or more: candidates filtered by the escape in their copy of
-    /// the length byte, then compared by the record's length and bytes,
-    /// inline (comparing every candidate in full, through a call per
-    /// candidate, cost 89 instructions per lookup besides the `memcmp`;
-    /// `get/hit` on a binary's symbol names, 7% of them long,
-    /// `benches/README.md`).
-    ///
-    /// # Safety
-    ///
-    /// As for [`probe_short`](Self::probe_short).
-    #[inline(always)]
-    pub(crate) unsafe fn probe_long<'a, T, R>(
-        &'a self,
-        table: &HashTable<T>,
-        hash: u64,
-        s: &[u8],
-        slot: impl Fn(&T) -> (Loc, u8),
-        hit: fn(Found<'a>) -> R,
-    ) -> Probe<R> {
-        debug_assert!(s.len() >= LONG_LEN);
-        // SAFETY: the caller's guarantee; a record whose length byte is
-        // the escape is long: its 4-byte length and that many bytes follow
-        // at `q`; `NO_CANDIDATE` holds a zero length there, which no long
-        // string has.
-        unsafe {
-            self.probe_tagged(table, hash, ESCAPE, slot, hit, |q| {
-                long_bytes_inline(q) == s
-            })
-        }
-    }
-
-    /// The probe of [`probe_short`](Self::probe_short) and
-    /// [`probe_long`](Self::probe_long): the candidate whose copy of the
-    /// length byte is `tag`, then `eq(q)`, with `q` just past its
-    /// record's length byte.
-    ///
-    /// # Safety
-    ///
-    /// As for [`probe_short`](Self::probe_short), and `eq(q)` must be
-    /// safe to call with `q` just past the length byte of a record whose
-    /// length byte is `tag`, or with `q` `SHORT_PREFIX` bytes into
-    /// `NO_CANDIDATE`.
-    #[inline(always)]
-    unsafe fn probe_tagged<'a, T, R>(
-        &'a self,
-        table: &HashTable<T>,
-        hash: u64,
-        tag: u8,
-        slot: impl Fn(&T) -> (Loc, u8),
-        hit: fn(Found<'a>) -> R,
-        eq: impl FnOnce(*const u8) -> bool,
-    ) -> Probe<R> {
+        debug_assert_eq!(s.len() >= LONG_LEN, LONG);
+        // Truncation intended: a short string is under `LONG_LEN` bytes.
+        let tag = if LONG { ESCAPE } else { s.len() as u8 };
         // Until the filter accepts a candidate: a static stand-in that is
         // safe to compare (see `NO_CANDIDATE`), so that no null test is
         // needed after the loop.
@@ -886,12 +832,25 @@ impl Arena {
         }) else {
             return Probe::Miss;
         };
-        // hashbrown returns only an element the filter accepted, which set
-        // `bytes` just past the length byte of the record at the element's
-        // location, whose length byte is the element's copy (the caller's
-        // guarantee), `tag`. Were it ever to return another, `bytes` would
-        // still be `NO_CANDIDATE`'s.
-        if eq(bytes) {
+        // SAFETY: hashbrown returns only an element the filter accepted,
+        // which set `bytes` just past the length byte of the record at the
+        // element's location, whose length byte is the element's copy
+        // (the caller's guarantee), `tag`: for a short string, a short
+        // record of exactly `s.len()` initialised bytes from `bytes`
+        // (see `bytes`); for a long one, a long record, its 4-byte length
+        // and that many bytes from `bytes`. Were it ever to return
+        // another, `bytes` would still be `NO_CANDIDATE`'s, with
+        // `LONG_LEN` zero bytes after it: a short comparison stays inside
+        // that static, and a long one reads a zero length there, which no
+        // long string has.
+        let eq = unsafe {
+            if LONG {
+                long_bytes_inline(bytes) == s
+            } else {
+                eq_bytes(bytes, s)
+            }
+        };
+        if eq {
             // The record's id starts `SHORT_PREFIX` bytes before its
             // length byte's end (the long form's length follows it).
             // SAFETY: `bytes` is `SHORT_PREFIX` bytes after the start of a

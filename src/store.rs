@@ -14,7 +14,7 @@ use crate::id::StringId;
 /// cache line arrives, so a caller's copy of the string does not wait for
 /// that miss to pick its path (`resolve_copy` in `benches/README.md`).
 /// With it in the slot, a lookup passes over a candidate of another
-/// length without reading its record (`Arena::probe_short`). Made only
+/// length without reading its record (`Arena::probe`). Made only
 /// by [`Entry::of`] from a location `Arena::push` returned and the string
 /// it stored there (or copied from such an entry), so the tag always
 /// matches the record: `unsafe` reads rely on it.

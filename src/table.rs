@@ -116,7 +116,7 @@ pub(crate) fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, loc: Loc) -> u64
 /// The id of `s` (not `""`) in `table`, a hash table of the locations of
 /// records in `arena`, whose hash is `hash`: the lookup of
 /// [`StringTable`]. Strings under [`LONG_LEN`] bytes (all but a few in a
-/// profile) take [`Arena::probe_short`]'s path: candidates filtered by
+/// profile) take [`Arena::probe`]'s path: candidates filtered by
 /// their length byte, one full comparison.
 #[inline(always)]
 pub(crate) fn find_slot(table: &HashTable<Slot>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
@@ -139,12 +139,12 @@ pub(crate) fn find_slot_with<'a, R>(
     if s.len() >= LONG_LEN {
         return find_long_slot_outlined(table, arena, hash, s, hit);
     }
-    find_short_slot(table, arena, hash, s, hit)
+    find_probed::<false, R>(table, arena, hash, s, hit)
 }
 
-/// [`find_long_slot`] out of the common path (`#[cold]` for the layout of
-/// the callers' short path: without it, the shared table's one-thread
-/// stream ran 0.9 more instructions per intern).
+/// [`find_probed`] of a long string, out of the common path (`#[cold]`
+/// for the layout of the callers' short path: without it, the shared
+/// table's one-thread stream ran 0.9 more instructions per intern).
 #[cold]
 #[inline(never)]
 fn find_long_slot_outlined<'a, R>(
@@ -154,47 +154,28 @@ fn find_long_slot_outlined<'a, R>(
     s: &str,
     hit: fn(Found<'a>) -> R,
 ) -> Option<R> {
-    find_long_slot(table, arena, hash, s, hit)
+    find_probed::<true, R>(table, arena, hash, s, hit)
 }
 
-/// [`find_slot_with`] of a string of [`LONG_LEN`] bytes or more, filtered
-/// like the short ones (a binary's symbol names have 7% of them).
+/// [`find_slot_with`] of a string that `LONG` says is of [`LONG_LEN`]
+/// bytes or more, or shorter: [`Arena::probe`], then, if its candidate is
+/// another string, every candidate compared in full.
 #[inline(always)]
 #[allow(unsafe_code)]
-fn find_long_slot<'a, R>(
+fn find_probed<'a, const LONG: bool, R>(
     table: &HashTable<Slot>,
     arena: &'a Arena,
     hash: u64,
     s: &str,
     hit: fn(Found<'a>) -> R,
 ) -> Option<R> {
-    // SAFETY: as in `find_short_slot`.
-    let probe = unsafe { arena.probe_long(table, hash, s.as_bytes(), |e| (e.loc(), e.tag()), hit) };
-    match probe {
-        Probe::Hit(r) => Some(r),
-        Probe::Miss => None,
-        Probe::Unsure => find_full_slot(table, arena, hash, s, hit),
-    }
-}
-
-/// [`find_slot_with`] of a string known to be shorter than [`LONG_LEN`]
-/// bytes.
-#[inline(always)]
-#[allow(unsafe_code)]
-fn find_short_slot<'a, R>(
-    table: &HashTable<Slot>,
-    arena: &'a Arena,
-    hash: u64,
-    s: &str,
-    hit: fn(Found<'a>) -> R,
-) -> Option<R> {
-    debug_assert!(s.len() < LONG_LEN);
     // SAFETY: every slot of a table is made by `Slot::of` from a location
     // `Arena::push` returned and the string it stored there, or copied
     // from the id index, whose entries are made the same way; tables and
     // index are emptied with the arena (`clear`, `shrink_to`).
-    let probe =
-        unsafe { arena.probe_short(table, hash, s.as_bytes(), |e| (e.loc(), e.tag()), hit) };
+    let probe = unsafe {
+        arena.probe::<LONG, _, _>(table, hash, s.as_bytes(), |e| (e.loc(), e.tag()), hit)
+    };
     match probe {
         Probe::Hit(r) => Some(r),
         Probe::Miss => None,
@@ -202,9 +183,8 @@ fn find_short_slot<'a, R>(
     }
 }
 
-/// [`find_slot_with`] comparing every candidate in full: for long
-/// strings, and when the first candidate with the right length byte is
-/// another string.
+/// [`find_slot_with`] comparing every candidate in full: when the first
+/// candidate with the right length byte is another string.
 #[cold]
 #[inline(never)]
 fn find_full_slot<'a, R>(
@@ -715,14 +695,16 @@ impl<S: BuildHasher> StringTable<S> {
     /// [`LONG_LEN`] bytes.
     #[inline(always)]
     fn find_short(&self, hash: u64, s: &str) -> Option<StringId> {
-        find_short_slot(&self.table, &self.store.arena, hash, s, Found::id).map(StringId::from_u32)
+        find_probed::<false, _>(&self.table, &self.store.arena, hash, s, Found::id)
+            .map(StringId::from_u32)
     }
 
     /// [`find`](Self::find) of a string of [`LONG_LEN`] bytes or more, out
     /// of the callers' loops.
     #[inline(never)]
     fn find_long(&self, hash: u64, s: &str) -> Option<StringId> {
-        find_long_slot(&self.table, &self.store.arena, hash, s, Found::id).map(StringId::from_u32)
+        find_probed::<true, _>(&self.table, &self.store.arena, hash, s, Found::id)
+            .map(StringId::from_u32)
     }
 
     /// Stores a string known to be absent.
