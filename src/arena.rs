@@ -146,7 +146,8 @@ static EMPTY_RECORD: [u8; SHORT_PREFIX] = [0; SHORT_PREFIX];
 /// Where [`Arena::probe`]'s candidate points before its filter
 /// accepts one: a record of id 0 and length 0 followed by `LONG_LEN` zero
 /// bytes, so that comparing any short string with it reads only this
-/// static. hashbrown's `find` returns only an element its filter
+/// static (and a long string reads a length of 0 there, which ends its
+/// comparison). hashbrown's `find` returns only an element its filter
 /// accepted, so no lookup ever compares with it; it spares the probe a
 /// null test after the loop.
 static NO_CANDIDATE: [u8; SHORT_PREFIX + LONG_LEN] = [0; SHORT_PREFIX + LONG_LEN];

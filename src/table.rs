@@ -115,9 +115,9 @@ pub(crate) fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, loc: Loc) -> u64
 
 /// The id of `s` (not `""`) in `table`, a hash table of the locations of
 /// records in `arena`, whose hash is `hash`: the lookup of
-/// [`StringTable`]. Strings under [`LONG_LEN`] bytes (all but a few in a
-/// profile) take [`Arena::probe`]'s path: candidates filtered by
-/// their length byte, one full comparison.
+/// [`StringTable`]: [`Arena::probe`], candidates filtered by their length
+/// byte, one full comparison; inlined for strings under [`LONG_LEN`] bytes
+/// (all but a few in a profile), out of line for longer ones.
 #[inline(always)]
 pub(crate) fn find_slot(table: &HashTable<Slot>, arena: &Arena, hash: u64, s: &str) -> Option<u32> {
     find_slot_with(table, arena, hash, s, Found::id)
