@@ -95,13 +95,13 @@ pub const MAX_CHUNK_CAPACITY: usize = 64 * PAGE_SIZE - CHUNK_OVERHEAD;
 pub const CHUNK_GROWTH_RATIO: usize = 16;
 
 /// Bits of a [`Loc`] that hold the record's offset within its block.
-pub(crate) const LOCAL_BITS: u32 = 18;
+pub(crate) const LOCAL_BITS: u32 = 16;
 /// Bits of a [`Loc`] that hold the block number.
 const BLOCK_BITS: u32 = 32 - LOCAL_BITS;
 /// Mask of the local offset in a [`Loc`].
 const LOCAL_MASK: u32 = (1 << LOCAL_BITS) - 1;
 /// Largest block: every record offset in it fits [`LOCAL_BITS`].
-const MAX_BLOCK: usize = LOCAL_MASK as usize + 1;
+pub(crate) const MAX_BLOCK: usize = LOCAL_MASK as usize + 1;
 /// Number of blocks a [`Loc`] can address (block 0 is the empty block).
 const MAX_BLOCKS: usize = 1 << BLOCK_BITS;
 /// Records longer than this that do not fit the current block get a
@@ -121,21 +121,23 @@ const LONG_PREFIX: usize = ID_BYTES + 1 + size_of::<u32>();
 /// bumpalo's smallest chunk (`DEFAULT_CHUNK_SIZE_WITHOUT_FOOTER`).
 const BUMPALO_MIN_CHUNK: usize = 512 - CHUNK_OVERHEAD;
 
-/// Bytes of strings the arena can address in normal blocks: 2^14 blocks of
-/// 256 KiB, about 4 GiB. Each string over 64 KiB that gets a chunk of its
+/// Bytes of strings the arena can address in normal blocks: 2^16 blocks of
+/// 64 KiB, about 4 GiB. Each string over 64 KiB that gets a chunk of its
 /// own uses one of those block numbers, whatever its size; running out of
 /// block numbers is [`ErrorKind::CapacityOverflow`].
 pub const MAX_ARENA_BYTES: usize = (MAX_BLOCKS - 1) * MAX_BLOCK;
 
 const _: () = {
-    assert!(MAX_CHUNK_CAPACITY <= MAX_BLOCK);
+    // A location's block number is its high half (`Entry::block`).
+    assert!(LOCAL_BITS == 16);
+    assert!(FIRST_CHUNK_CAPACITY <= MAX_BLOCK);
     assert!(FIRST_CHUNK_CAPACITY.is_multiple_of(16) && MAX_CHUNK_CAPACITY.is_multiple_of(16));
     assert!(DEDICATED_MIN > 0);
     assert!(LONG_LEN == ESCAPE as usize);
 };
 
 /// Bytes of bookkeeping per block: its [`Block`] and its [`Base`].
-const BLOCK_ENTRY_BYTES: usize = size_of::<Block<'static>>() + size_of::<Base>();
+pub(crate) const BLOCK_ENTRY_BYTES: usize = size_of::<Block<'static>>() + size_of::<Base>();
 
 /// A packed record location: block number and offset within the block.
 pub(crate) type Loc = u32;
@@ -755,6 +757,27 @@ impl Arena {
         biased.wrapping_add(loc as usize)
     }
 
+    /// [`after_tag`](Self::after_tag) of a location read from memory (an
+    /// id-index entry, a hash slot), whose block number, its high 16 bits,
+    /// the caller read with a load of its own ([`Entry::block`]): one
+    /// `movzx` instead of copying the location to a register and
+    /// shifting it (`resolve` 50.1 -> 49.1 instructions per string,
+    /// `benches/README.md`). `block` must be `loc >> LOCAL_BITS`.
+    ///
+    /// [`Entry::block`]: crate::store::Entry::block
+    #[inline(always)]
+    pub(crate) fn after_tag_split(&self, loc: Loc, block: u16) -> *const u8 {
+        debug_assert_eq!(u32::from(block), loc >> LOCAL_BITS, "wrong block");
+        debug_assert!(
+            usize::from(block) < self.bases.len(),
+            "location {loc:#x} was never pushed"
+        );
+        // SAFETY: as in `after_tag`: `block` is `loc`'s block number (the
+        // caller's guarantee), below `bases.len()`.
+        let Base(biased) = unsafe { *self.bases.get_unchecked(usize::from(block)) };
+        biased.wrapping_add(loc as usize)
+    }
+
     /// The bytes of the string whose record is at `loc` (see
     /// [`Arena::after_tag`]).
     #[inline(always)]
@@ -782,7 +805,9 @@ impl Arena {
     }
 
     /// Looks up `s` in `table`, whose elements give their record's
-    /// location and a copy of its length byte (`slot(element)`); `LONG`
+    /// location, its block number (as for
+    /// [`after_tag_split`](Self::after_tag_split)) and a copy of its
+    /// length byte (`slot(element)`); `LONG`
     /// says whether `s` has [`LONG_LEN`] bytes or more (the caller knows,
     /// and each form gets its own copy of the probe).
     ///
@@ -813,7 +838,7 @@ impl Arena {
         table: &HashTable<T>,
         hash: u64,
         s: &[u8],
-        slot: impl Fn(&T) -> (Loc, u8),
+        slot: impl Fn(&T) -> (Loc, u16, u8),
         hit: fn(Found<'a>) -> R,
     ) -> Probe<R> {
         debug_assert_eq!(s.len() >= LONG_LEN, LONG);
@@ -824,10 +849,10 @@ impl Arena {
         // needed after the loop.
         let mut bytes: *const u8 = NO_CANDIDATE.as_ptr().wrapping_add(SHORT_PREFIX);
         let Some(found) = table.find(hash, |e| {
-            let (loc, t) = slot(e);
+            let (loc, block, t) = slot(e);
             let matches = t == tag;
             if matches {
-                bytes = self.after_tag(loc);
+                bytes = self.after_tag_split(loc, block);
             }
             matches
         }) else {
@@ -1027,19 +1052,22 @@ impl Arena {
         self.after_tag(loc).wrapping_sub(loc as usize)
     }
 
-    /// The string whose record is at `loc` and whose length byte is
-    /// `tag`, without reading the record's length byte: the caller knows
-    /// it, so the string's length is known before the record's cache line
-    /// arrives (the id index keeps each record's tag for `resolve`).
+    /// The string whose record is at `loc` (in block `block`, as for
+    /// [`after_tag_split`](Self::after_tag_split)) and whose length byte
+    /// is `tag`, without reading the record's length byte: the caller
+    /// knows it, so the string's length is known before the record's
+    /// cache line arrives (the id index keeps each record's tag for
+    /// `resolve`).
     ///
     /// # Safety
     ///
     /// `loc` must be a location `push` returned since the last `clear`
-    /// (or 0), and `tag` that record's length byte: [`tag_of`] of the
-    /// length of the string pushed there (0 for location 0).
+    /// (or 0), `block` its block number, and `tag` that record's length
+    /// byte: [`tag_of`] of the length of the string pushed there (0 for
+    /// location 0).
     #[inline(always)]
-    pub(crate) unsafe fn str_tagged(&self, loc: Loc, tag: u8) -> &str {
-        let q = self.after_tag(loc);
+    pub(crate) unsafe fn str_tagged(&self, loc: Loc, block: u16, tag: u8) -> &str {
+        let q = self.after_tag_split(loc, block);
         debug_assert_eq!(tag, self.bytes(loc).len().min(LONG_LEN) as u8, "wrong tag");
         // SAFETY: `q - 1` is the record's length byte, `tag` (the caller's
         // guarantee): a short record's `tag` bytes follow it, a long
@@ -1050,6 +1078,9 @@ impl Arena {
         // binary's symbol names (7% of them long) 55.2 instead of 54.9
         // instructions per string, and nothing on shorter strings.
         unsafe {
+            // Spares the caller's `Option<&str>` a null test (`q` is inside
+            // a block, or one past the static empty record).
+            core::hint::assert_unchecked(!q.is_null());
             let bytes = if tag == ESCAPE {
                 long_bytes_inline(q)
             } else {

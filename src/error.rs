@@ -15,7 +15,7 @@ pub enum ErrorKind {
     MemoryLimit,
     /// The global allocator refused an allocation.
     AllocFailed,
-    /// The string does not fit the arena's address space: its 2^14 blocks
+    /// The string does not fit the arena's address space: its 2^16 blocks
     /// hold about 4 GiB of small strings, and each string over 64 KiB takes
     /// a block of its own (see [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES));
     /// a single string of 4 GiB or more never fits.

@@ -12,8 +12,8 @@ use bumpalo::Bump;
 use hashbrown::HashTable;
 
 use crate::arena::{
-    Arena, CHUNK_FOOTER_SIZE, CHUNK_OVERHEAD, FIRST_CHUNK_CAPACITY, MALLOC_HEADER_SIZE,
-    MAX_CHUNK_CAPACITY, PAGE_SIZE,
+    Arena, BLOCK_ENTRY_BYTES, CHUNK_FOOTER_SIZE, CHUNK_OVERHEAD, FIRST_CHUNK_CAPACITY,
+    MALLOC_HEADER_SIZE, MAX_BLOCK, MAX_CHUNK_CAPACITY, PAGE_SIZE,
 };
 use crate::store::ENTRY_BYTES;
 #[cfg(doc)]
@@ -24,18 +24,18 @@ use crate::table::{
 };
 
 /// An upper bound on the arena's bookkeeping besides its chunk: bumpalo's
-/// chunk footer, the boxed `Bump`, and the block list (four words a block,
-/// one block per 256 KiB plus the empty block 0, at most doubled by the
-/// list's growth).
+/// chunk footer, the boxed `Bump`, and the block list (one entry per
+/// block, a block per [`MAX_BLOCK`] bytes plus the empty block 0, at most
+/// doubled by the list's growth).
 fn arena_bookkeeping(chunk: usize) -> usize {
-    let blocks = chunk.div_ceil(MAX_CHUNK_CAPACITY) + 1;
-    CHUNK_FOOTER_SIZE + size_of::<Bump>() + 2 * blocks * 4 * size_of::<usize>()
+    let blocks = chunk.div_ceil(MAX_BLOCK) + 1;
+    CHUNK_FOOTER_SIZE + size_of::<Bump>() + 2 * blocks * BLOCK_ENTRY_BYTES
 }
 
 /// The first-chunk capacity of the largest arena that fits `heap` bytes,
 /// and never below [`FIRST_CHUNK_CAPACITY`]: a size of the arena's own
 /// growth sequence (16 KiB doubling to 256 KiB, then a whole number of
-/// 256 KiB blocks, each with bumpalo's footer and the allocator's header),
+/// 256 KiB chunks, each with bumpalo's footer and the allocator's header),
 /// so that the chunks a refill adds after it are the ones a grown table
 /// has.
 fn chunk_for_heap(heap: usize) -> usize {

@@ -51,6 +51,16 @@ impl Entry {
         Loc::from_le_bytes(self.loc)
     }
 
+    /// The location's block number, its high 16 bits, read on their own:
+    /// [`Arena::after_tag_split`](crate::arena::Arena::after_tag_split).
+    /// Read it before [`loc`](Self::loc): LLVM rewrites a load of part of
+    /// a value already loaded into a shift of that value, but not the
+    /// other way round.
+    #[inline(always)]
+    pub(crate) fn block(&self) -> u16 {
+        u16::from_le_bytes([self.loc[2], self.loc[3]])
+    }
+
     /// The record's length byte: the string's length below 255 bytes,
     /// else the escape.
     #[inline(always)]
@@ -92,13 +102,16 @@ impl Store {
     /// The string of `entry`, an entry of this store's index.
     #[inline(always)]
     #[allow(unsafe_code)]
-    pub(crate) fn str_of(&self, entry: Entry) -> &str {
+    pub(crate) fn str_of(&self, entry: &Entry) -> &str {
         // SAFETY: index entries are made only by `push_entry`, from the
         // location `Arena::push` returned for `s` and `tag_of(s.len())`,
         // the length byte `push` wrote there, or are `Entry::EMPTY`
         // (location 0, length 0); `clear` empties the index with the
         // arena.
-        unsafe { self.arena.str_tagged(entry.loc(), entry.tag) }
+        unsafe {
+            let block = entry.block();
+            self.arena.str_tagged(entry.loc(), block, entry.tag)
+        }
     }
 
     /// Number of strings, `""` included.
@@ -159,7 +172,7 @@ impl Store {
     /// The string of index `i`; panics if `i >= len()`.
     #[inline]
     pub(crate) fn str_at(&self, i: usize) -> &str {
-        self.str_of(self.locs[i])
+        self.str_of(&self.locs[i])
     }
 
     /// Folds `f` over the strings of ids `front..back` in id order, run by
@@ -234,7 +247,7 @@ impl Store {
 
     #[inline]
     pub(crate) fn resolve(&self, id: StringId) -> Option<&str> {
-        self.locs.get(id.index()).map(|&e| self.str_of(e))
+        self.locs.get(id.index()).map(|e| self.str_of(e))
     }
 
     /// Heap bytes of the arena and the index.

@@ -6,9 +6,7 @@ use core::ops::Index;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
-use crate::arena::{
-    Arena, FIRST_CHUNK_CAPACITY, MALLOC_HEADER_SIZE, MAX_CHUNK_CAPACITY, PAGE_SIZE,
-};
+use crate::arena::{Arena, FIRST_CHUNK_CAPACITY, MALLOC_HEADER_SIZE, MAX_BLOCK, PAGE_SIZE};
 use crate::arena::{Found, LONG_LEN, Loc, Probe};
 use crate::error::{Error, ErrorKind};
 use crate::id::StringId;
@@ -92,7 +90,7 @@ pub(crate) fn hash_str<S: BuildHasher>(build: &S, s: &str) -> u64 {
 /// Arena bytes for `strings` strings of `bytes` bytes in all: each string's
 /// record adds its 4-byte id and a length prefix (1 byte below 255 bytes,
 /// 5 bytes for the at most `bytes / 255` longer ones), and a string never
-/// straddles two 256 KiB blocks, which leaves a small tail unused in each.
+/// straddles two 64 KiB blocks, which leaves a small tail unused in each.
 pub(crate) fn arena_bytes_for(strings: usize, bytes: usize) -> usize {
     if bytes == 0 {
         return 0;
@@ -101,7 +99,7 @@ pub(crate) fn arena_bytes_for(strings: usize, bytes: usize) -> usize {
     let prefixes = strings
         .saturating_mul(5)
         .saturating_add(long.saturating_mul(4));
-    let tails = (bytes / MAX_CHUNK_CAPACITY + 1).saturating_mul(256);
+    let tails = (bytes / MAX_BLOCK + 1).saturating_mul(256);
     bytes.saturating_add(prefixes).saturating_add(tails)
 }
 
@@ -174,7 +172,16 @@ fn find_probed<'a, const LONG: bool, R>(
     // from the id index, whose entries are made the same way; tables and
     // index are emptied with the arena (`clear`, `shrink_to`).
     let probe = unsafe {
-        arena.probe::<LONG, _, _>(table, hash, s.as_bytes(), |e| (e.loc(), e.tag()), hit)
+        arena.probe::<LONG, _, _>(
+            table,
+            hash,
+            s.as_bytes(),
+            |e| {
+                let block = e.block();
+                (e.loc(), block, e.tag())
+            },
+            hit,
+        )
     };
     match probe {
         Probe::Hit(r) => Some(r),
@@ -834,10 +841,10 @@ impl<S: BuildHasher> StringTable<S> {
         table
             .try_reserve(capacity.max(self.table.len()), rehash)
             .ok()?;
-        for &e in &self.store.entries()[1..] {
+        for e in &self.store.entries()[1..] {
             // Reserved above: no growth, so the hasher is never called.
             let hash = hash_str(hasher, self.store.str_of(e));
-            table.insert_unique(hash, e, rehash);
+            table.insert_unique(hash, *e, rehash);
         }
         debug_assert_eq!(
             table.len(),

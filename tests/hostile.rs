@@ -706,6 +706,7 @@ fn strings_around_chunk_boundaries() {
         strtab::FIRST_CHUNK_CAPACITY,
         strtab::MAX_CHUNK_CAPACITY / 4,
         strtab::MAX_CHUNK_CAPACITY,
+        (1 << 16) - 5,
         (1 << 18) - 2,
         1 << 20,
     ] {

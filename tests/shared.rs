@@ -38,7 +38,7 @@ const INTERNS: usize = if cfg!(miri) { 40 } else { 20_000 };
 
 /// The strings every writer draws from: profiler-like names, labels, odd
 /// bytes, and lengths around the arena's boundaries (the 1-byte/2-byte
-/// length prefix at 128, the first chunk, a 256 KiB block, and the
+/// length prefix at 128, the first chunk, a 64 KiB block, and the
 /// threshold for a chunk of its own).
 fn pool() -> Vec<String> {
     let mut rng = Rng(7);

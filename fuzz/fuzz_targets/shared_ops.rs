@@ -26,7 +26,7 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use strtab::{ErrorKind, Limits, SharedStringTable, StringId};
 
-/// Longest string a `Repeat` makes: past a 256 KiB block, so dedicated
+/// Longest string a `Repeat` makes: past a 256 KiB chunk, so dedicated
 /// chunks are exercised.
 const MAX_REPEAT: usize = 600 * 1024;
 /// Cap on the bytes one input may intern in total (keeps RSS bounded).

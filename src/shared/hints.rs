@@ -5,8 +5,8 @@
 //! to a line the other threads' hits also write).
 //!
 //! An entry is 4 bytes: the record's location in its shard's arena
-//! (`arena::Loc`: block number and offset, 24 bits, so the shard's first
-//! [`HINTED_BLOCKS`] blocks) under an 8-bit tag (the low bits of the
+//! (`arena::Loc`: block number and offset, 22 bits, so the shard's first
+//! [`HINTED_BLOCKS`] blocks) under a 10-bit tag (the low bits of the
 //! string's 64-bit hash, the lowest forced to 1 so that no tag matches an
 //! empty, zero, entry). The set of four entries (16 bytes, never across
 //! two cache lines) is chosen by the shard bits (the hash's bits 40 and
@@ -83,8 +83,13 @@ use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 use crate::arena::{LOCAL_BITS, Loc};
 use crate::error::{Error, ErrorKind};
 
-/// Bits of an entry's location: the rest is the tag.
-const PAYLOAD_BITS: u32 = 24;
+/// Bits of an entry's location: the rest, [`TAG_BITS`], is the tag. 22
+/// bits: a shard's first 64 blocks of 64 KiB (with 24 until 2026-12-03,
+/// when blocks were 256 KiB; the two bits went to the tag rather than
+/// to 4x the blocks, whose biases each shard keeps in 8 bytes apiece).
+const PAYLOAD_BITS: u32 = 22;
+/// Bits of an entry's tag.
+const TAG_BITS: u32 = u32::BITS - PAYLOAD_BITS;
 /// Blocks per shard whose records the cache can hold: those whose
 /// locations fit [`PAYLOAD_BITS`].
 pub(crate) const HINTED_BLOCKS: usize = 1 << (PAYLOAD_BITS - LOCAL_BITS);
@@ -123,7 +128,8 @@ pub(crate) const fn level_bytes(k: usize) -> usize {
 
 /// A set: four entries in 16 bytes, aligned so that a set never straddles
 /// two cache lines. An entry is a record's location in its shard's arena
-/// in its low [`PAYLOAD_BITS`] bits under an 8-bit tag, or 0 (empty).
+/// in its low [`PAYLOAD_BITS`] bits under a [`TAG_BITS`]-bit tag, or 0
+/// (empty).
 #[repr(C, align(16))]
 struct Set([AtomicU32; WAYS]);
 
@@ -162,13 +168,13 @@ impl core::fmt::Debug for Hints {
     }
 }
 
-/// The tag of a hash, in place: its low 8 bits with the lowest set (so
-/// that no tag is 0 and an empty entry matches none), shifted above the
-/// id.
+/// The tag of a hash, in place: its low [`TAG_BITS`] bits with the lowest
+/// set (so that no tag is 0 and an empty entry matches none), shifted
+/// above the location.
 #[inline(always)]
 fn tag_of(hash: u64) -> u32 {
     // Truncation intended.
-    u32::from(hash as u8 | 1) << PAYLOAD_BITS
+    ((hash as u32 & ((1 << TAG_BITS) - 1)) | 1) << PAYLOAD_BITS
 }
 
 /// The level in use, read once: its set mask and a hash's set.

@@ -118,7 +118,7 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   record. A hint that is missing or stale only sends the
 ///   lookup on to the shard's hash table, which stays the authority; the
 ///   lookups there refresh the hints. Only a shard's first 64 blocks
-///   (about 11 MiB of strings per shard) fit a hint entry: in a larger
+///   (4 MiB of strings per shard) fit a hint entry: in a larger
 ///   table, the strings added after those are always found through their
 ///   shard's lock (a profile's hot strings are
 ///   usually among its first). A hit on a hinted string takes no
