@@ -5,8 +5,8 @@
 //! to a line the other threads' hits also write).
 //!
 //! An entry is 4 bytes: the record's location in its shard's arena
-//! (`arena::Loc`: block number and offset, 22 bits, so the shard's first
-//! [`HINTED_BLOCKS`] blocks) under a 10-bit tag (the low bits of the
+//! (`arena::Loc`: block number and offset, 24 bits, so the shard's first
+//! [`HINTED_BLOCKS`] blocks) under an 8-bit tag (the low bits of the
 //! string's 64-bit hash, the lowest forced to 1 so that no tag matches an
 //! empty, zero, entry). The set of four entries (16 bytes, never across
 //! two cache lines) is chosen by the shard bits (the hash's bits 40 and
@@ -17,7 +17,8 @@
 //! offset by the block number) of each of its first blocks
 //! ([`Hints::publish_block`], once per block, before any hint names it):
 //! the record is the bias plus the location. A hit so reads the entry,
-//! the block's bias (an array of 512 bytes per shard, which stays in L1),
+//! the block's bias (an array of 2 KiB per shard, whose used part stays
+//! in L1),
 //! then the record, which holds the string and its id: two loads that can
 //! miss, as a `StringTable` hit (the hash slot, then the record). A
 //! level's set mask sits in its header and a static empty level stands in
@@ -83,11 +84,12 @@ use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 use crate::arena::{LOCAL_BITS, Loc};
 use crate::error::{Error, ErrorKind};
 
-/// Bits of an entry's location: the rest, [`TAG_BITS`], is the tag. 22
-/// bits: a shard's first 64 blocks of 64 KiB (with 24 until 2026-12-03,
-/// when blocks were 256 KiB; the two bits went to the tag rather than
-/// to 4x the blocks, whose biases each shard keeps in 8 bytes apiece).
-const PAYLOAD_BITS: u32 = 22;
+/// Bits of an entry's location: the rest, [`TAG_BITS`], is the tag. 24
+/// bits: a shard's first 256 blocks of 64 KiB, 16 MiB of strings (64
+/// blocks of up to 256 KiB until 2026-12-03, when blocks became 64 KiB;
+/// the block biases grew from 512 bytes to 2 KiB per shard to keep
+/// about the hinted bytes).
+const PAYLOAD_BITS: u32 = 24;
 /// Bits of an entry's tag.
 const TAG_BITS: u32 = u32::BITS - PAYLOAD_BITS;
 /// Blocks per shard whose records the cache can hold: those whose

@@ -111,14 +111,14 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   shard count. So a hit first reads a hint: a four-way set-associative
 ///   cache from the hash to the string's record (a tagged 4-byte location
 ///   in the shard's arena, added to the base of its block, which each
-///   shard publishes for its first 64 blocks; growing with the table to
+///   shard publishes for its first 256 blocks; growing with the table to
 ///   128Ki entries); the record holds the bytes, compared with the
 ///   string, and the id, so a hit reads the hint, the block base (in L1)
 ///   and the record, like a `StringTable` hit reads a hash slot and the
 ///   record. A hint that is missing or stale only sends the
 ///   lookup on to the shard's hash table, which stays the authority; the
-///   lookups there refresh the hints. Only a shard's first 64 blocks
-///   (4 MiB of strings per shard) fit a hint entry: in a larger
+///   lookups there refresh the hints. Only a shard's first 256 blocks
+///   (16 MiB of strings per shard) fit a hint entry: in a larger
 ///   table, the strings added after those are always found through their
 ///   shard's lock (a profile's hot strings are
 ///   usually among its first). A hit on a hinted string takes no
@@ -219,9 +219,11 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///
 /// A `RwLock` would not help the first version: a read lock writes its
 /// line too. Memory per string with two threads
-/// (`examples/shared_memory.rs`, 100k strings): `StringTable` 21.4 bytes
-/// beyond the strings' own, this type 34.5 at 8 shards (the default on 2
-/// cores), 39.2 at 16, 42.2 at 64, 96.6 at 256: every shard's arena grows
+/// (`examples/shared_memory.rs`, 100k strings, 2026-12-03, 64 KiB blocks
+/// and 2 KiB of block biases per shard): `StringTable` 21.5 bytes
+/// beyond the strings' own, this type 34.6 at 8 shards (the default on 2
+/// cores), 39.5 at 16, 43.2 at 64, 100.5 at 256 (34.5, 39.2, 42.2 and
+/// 96.6 with 512 bytes of biases per shard): every shard's arena grows
 /// its chunks on its own, so many small shards leave many half-empty chunk
 /// tails (shard arenas double their chunks only up to 64 KiB, against
 /// 256 KiB for a `StringTable`, which took 8 shards from 44.3 to 33.1);
@@ -232,10 +234,10 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// Per string, as `StringTable`'s, plus 3 bytes in the index (an 8-byte
 /// address instead of a 5-byte location and length, and up to half of
 /// the newest index segment unused), the hint cache (at most 680 KiB in
-/// all, and 512 bytes per shard for the block biases), and the
+/// all, and 2 KiB per shard for the block biases), and the
 /// unused tails of each shard's arena chunks. Until its first string a
 /// shard holds only its lock with the shard's bookkeeping (256 bytes) and
-/// its block biases (512 bytes); then it has its own arena chunk (16 KiB)
+/// its block biases (2 KiB); then it has its own arena chunk (16 KiB)
 /// and hash table too. [`memory_usage`](Self::memory_usage) counts all of it. Not part
 /// of any table: the process-wide parking table that `parking_lot` (the
 /// growth lock, and the shard locks' sleepers) allocates the first time a
@@ -341,7 +343,7 @@ impl<S: BuildHasher> SharedBuilder<S> {
 
     /// Sets the number of shards, rounded up to a power of two between 1
     /// and 1024. More shards make two threads less likely to want the same
-    /// lock at once; each shard costs 768 bytes (its lock with its
+    /// lock at once; each shard costs 2,304 bytes (its lock with its
     /// bookkeeping, and the hint cache's block biases), and each shard that
     /// holds a string an arena chunk and a hash table too.
     ///
