@@ -908,3 +908,54 @@ fn all_unique_then_refill() {
     assert_eq!(table.memory_usage(), memory);
     check_all(&table, &expected);
 }
+
+/// More blocks than a byte can number (a block is 64 KiB, and a location's
+/// block number is read as its own 16-bit half): strings of both record
+/// forms in blocks 256 and up resolve, are found and iterate in order,
+/// in a `StringTable` and in a one-shard `SharedStringTable`, whose hint
+/// cache covers only a shard's first 256 blocks (the rest are found
+/// under the shard's lock).
+#[test]
+#[cfg_attr(miri, ignore = "tens of MiB of strings")]
+fn more_blocks_than_a_byte_numbers() {
+    // About 20 MiB: 300-odd blocks of 64 KiB.
+    let n = if under_valgrind() { 20_000 } else { 80_000 };
+    let strings: Vec<String> = std::iter::once(String::new())
+        .chain((0..n).map(|i| {
+            // 200 to 319 bytes: about half of them the long record form
+            // (255 bytes or more).
+            let len = 200 + (i * 7919) % 120;
+            let mut s = format!("block-test/{i}/");
+            s.extend(std::iter::repeat_n(
+                char::from(b'a' + (i % 26) as u8),
+                len - s.len(),
+            ));
+            s
+        }))
+        .collect();
+    let mut table = StringTable::new();
+    for (i, s) in strings.iter().enumerate() {
+        assert_eq!(table.intern(s), id(i));
+    }
+    let bytes: usize = strings.iter().map(String::len).sum();
+    if !under_valgrind() {
+        assert!(bytes > 300 << 16, "{bytes} bytes: fewer than 300 blocks");
+    }
+    check_all(&table, &strings);
+    let resolver = table.into_resolver();
+    assert!(resolver.iter().eq(strings.iter().map(String::as_str)));
+
+    let shared = strtab::SharedStringTable::builder().shards(1).build();
+    for (i, s) in strings.iter().enumerate() {
+        assert_eq!(shared.intern(s), id(i));
+    }
+    // Twice: the second round's lookups find the strings through the hints
+    // (the first 256 blocks) or the shard's lock (the rest).
+    for (i, s) in strings.iter().enumerate() {
+        assert_eq!(shared.intern(s), id(i));
+        assert_eq!(shared.get(s), Some(id(i)));
+        assert_eq!(shared.resolve(id(i)), Some(s.as_str()));
+    }
+    let resolver = shared.into_resolver();
+    assert!(resolver.iter().eq(strings.iter().map(String::as_str)));
+}
