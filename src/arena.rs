@@ -128,7 +128,7 @@ const BUMPALO_MIN_CHUNK: usize = 512 - CHUNK_OVERHEAD;
 pub const MAX_ARENA_BYTES: usize = (MAX_BLOCKS - 1) * MAX_BLOCK;
 
 const _: () = {
-    // A location's block number is its high half (`Entry::block`).
+    // A location's block number is its high half (`Entry::loc_and_block`).
     assert!(LOCAL_BITS == 16);
     assert!(FIRST_CHUNK_CAPACITY <= MAX_BLOCK);
     assert!(FIRST_CHUNK_CAPACITY.is_multiple_of(16) && MAX_CHUNK_CAPACITY.is_multiple_of(16));
@@ -738,33 +738,18 @@ impl Arena {
     /// notes).
     #[inline(always)]
     fn after_tag(&self, loc: Loc) -> *const u8 {
-        let block = (loc >> LOCAL_BITS) as usize;
-        debug_assert!(
-            block < self.bases.len(),
-            "location {loc:#x} was never pushed"
-        );
-        // SAFETY: `loc` came from `push` since the last `clear` (or is 0),
-        // and blocks are only removed by dropping the arena, so its block
-        // number is below `bases.len()`. Skipping the bounds check removes
-        // a compare and a branch (and a panic path that kept lookups from
-        // being inlined) from every read.
-        let Base(biased) = unsafe { *self.bases.get_unchecked(block) };
-        // `biased + loc` is the block's base plus the record's offset plus
-        // `SHORT_PREFIX` (its id and length byte): inside the block, or one
-        // past the static empty record.
-        // Wrapping arithmetic keeps this safe code (the callers dereference
-        // the result).
-        biased.wrapping_add(loc as usize)
+        // Truncation intended: the high half is the block number.
+        self.after_tag_split(loc, (loc >> LOCAL_BITS) as u16)
     }
 
-    /// [`after_tag`](Self::after_tag) of a location read from memory (an
-    /// id-index entry, a hash slot), whose block number, its high 16 bits,
-    /// the caller read with a load of its own ([`Entry::block`]): one
-    /// `movzx` instead of copying the location to a register and
-    /// shifting it (`resolve` 50.1 -> 49.1 instructions per string,
-    /// `benches/README.md`). `block` must be `loc >> LOCAL_BITS`.
+    /// [`after_tag`](Self::after_tag) with `loc`'s block number,
+    /// `loc >> LOCAL_BITS`, given: a caller that reads a location from
+    /// memory (an id-index entry, a hash slot) reads its high half with a
+    /// load of its own ([`Entry::loc_and_block`]), one `movzx` instead of
+    /// copying the location to a register and shifting it (`resolve` 50.1
+    /// -> 49.1 instructions per string, `benches/README.md`).
     ///
-    /// [`Entry::block`]: crate::store::Entry::block
+    /// [`Entry::loc_and_block`]: crate::store::Entry::loc_and_block
     #[inline(always)]
     pub(crate) fn after_tag_split(&self, loc: Loc, block: u16) -> *const u8 {
         debug_assert_eq!(u32::from(block), loc >> LOCAL_BITS, "wrong block");
@@ -772,9 +757,17 @@ impl Arena {
             usize::from(block) < self.bases.len(),
             "location {loc:#x} was never pushed"
         );
-        // SAFETY: as in `after_tag`: `block` is `loc`'s block number (the
-        // caller's guarantee), below `bases.len()`.
+        // SAFETY: `loc` came from `push` since the last `clear` (or is 0),
+        // and blocks are only removed by dropping the arena, so its block
+        // number, `block` (the caller's guarantee), is below `bases.len()`.
+        // Skipping the bounds check removes a compare and a branch (and a
+        // panic path that kept lookups from being inlined) from every read.
         let Base(biased) = unsafe { *self.bases.get_unchecked(usize::from(block)) };
+        // `biased + loc` is the block's base plus the record's offset plus
+        // `SHORT_PREFIX` (its id and length byte): inside the block, or one
+        // past the static empty record.
+        // Wrapping arithmetic keeps this safe code (the callers dereference
+        // the result).
         biased.wrapping_add(loc as usize)
     }
 

@@ -51,14 +51,16 @@ impl Entry {
         Loc::from_le_bytes(self.loc)
     }
 
-    /// The location's block number, its high 16 bits, read on their own:
+    /// The record's location and its block number (the location's high
+    /// 16 bits), the latter read on its own, for
     /// [`Arena::after_tag_split`](crate::arena::Arena::after_tag_split).
-    /// Read it before [`loc`](Self::loc): LLVM rewrites a load of part of
-    /// a value already loaded into a shift of that value, but not the
-    /// other way round.
+    /// The block number is read first: LLVM rewrites a load of part of a
+    /// value already loaded into a shift of that value, but not the other
+    /// way round.
     #[inline(always)]
-    pub(crate) fn block(&self) -> u16 {
-        u16::from_le_bytes([self.loc[2], self.loc[3]])
+    pub(crate) fn loc_and_block(&self) -> (Loc, u16) {
+        let block = u16::from_le_bytes([self.loc[2], self.loc[3]]);
+        (self.loc(), block)
     }
 
     /// The record's length byte: the string's length below 255 bytes,
@@ -103,15 +105,13 @@ impl Store {
     #[inline(always)]
     #[allow(unsafe_code)]
     pub(crate) fn str_of(&self, entry: &Entry) -> &str {
+        let (loc, block) = entry.loc_and_block();
         // SAFETY: index entries are made only by `push_entry`, from the
         // location `Arena::push` returned for `s` and `tag_of(s.len())`,
         // the length byte `push` wrote there, or are `Entry::EMPTY`
         // (location 0, length 0); `clear` empties the index with the
         // arena.
-        unsafe {
-            let block = entry.block();
-            self.arena.str_tagged(entry.loc(), block, entry.tag)
-        }
+        unsafe { self.arena.str_tagged(loc, block, entry.tag) }
     }
 
     /// Number of strings, `""` included.

@@ -177,8 +177,8 @@ fn find_probed<'a, const LONG: bool, R>(
             hash,
             s.as_bytes(),
             |e| {
-                let block = e.block();
-                (e.loc(), block, e.tag())
+                let (loc, block) = e.loc_and_block();
+                (loc, block, e.tag())
             },
             hit,
         )
