@@ -197,6 +197,7 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | lasso `ThreadedRodeo`, the same runs | 0.38x-0.57x | 0.29x-0.46x |
 /// | this type, on 62,657 real symbol names (`STRTAB_STRINGS`, 7.5% of them 255 bytes or longer), eight runs | 0.73x-1.01x | 1.45x-1.70x (2.02x-2.36x lasso's) |
 /// | this type, 64 KiB blocks, five runs on a quiet host (`StringTable` alone 31-35 ms for 1M interns, against 49-99 ms in the rows above): generated streams, symbol names, replayed calls | 0.79x-0.82x, 0.95x on the replayed calls | 1.31x-1.45x (2.36x-8.15x lasso's; per-thread tables merged 1.82x-1.98x) |
+/// | the same library on another Intel host (2 MiB of L2 per core), four runs: generated streams, symbol names, replayed calls | 0.79x-0.80x, 0.93x on the replayed calls | 1.33x-1.45x (2.41x-8.39x lasso's; per-thread tables merged 1.73x-1.91x) |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
 /// -w thread-stream`): `StringTable` 154.8, this type 180.7 (153.3 and
