@@ -64,17 +64,18 @@
 //! only with it, so the location in any entry stays valid.
 //!
 //! The cache grows with the table in levels of 4x (2K, 8K, 32K, 128K
-//! entries: 8 KiB to 512 KiB), switched to when the table holds as many
-//! strings as the current level has entries (checked when a power-of-two
-//! id is given out). The thread that installs a level then carries the
-//! old level's hints over ([`Hints::carry_over`]: each string re-hashed
-//! from its record, at most 32Ki strings, once per level, after the
-//! growth lock is released, which also keeps the byte count right should
-//! a user's hasher panic), so that the strings hinted before the switch
-//! are not all sent to their shard's lock once more: on the concurrent
-//! benchmark's stream (one thread, 100k strings) locked calls went from
-//! 170k to 134k per 1M interns, and instructions from 175.5 to 174.6 per
-//! intern. Earlier levels are kept until the table is dropped, so a
+//! entries: 8 KiB to 512 KiB), switched to when the table holds more
+//! strings than a quarter of the current level's entries (half for the
+//! 32K level; checked when a power-of-two id is given out, so at 512,
+//! 2Ki and 16Ki strings: see [`level_fill`]). The thread that installs a
+//! level then carries the old level's hints over ([`Hints::carry_over`]:
+//! each string re-hashed from its record, at most 16Ki strings, once per
+//! level, after the growth lock is released, which also keeps the byte
+//! count right should a user's hasher panic), so that the strings hinted
+//! before the switch are not all sent to their shard's lock once more: on
+//! the concurrent benchmark's stream (one thread, 100k strings) locked
+//! calls went from 170k to 134k per 1M interns, and instructions from
+//! 175.5 to 174.6 per intern. Earlier levels are kept until the table is dropped, so a
 //! reader never sees memory freed under it (a third more memory at most).
 //! A level that the byte limit cannot afford is simply not added: the
 //! cache only speeds up hits.
@@ -111,6 +112,27 @@ const WAYS: usize = 4;
 /// Entries of level `k`.
 const fn level_len(k: usize) -> usize {
     1 << (FIRST_BITS + 2 * k as u32)
+}
+
+/// Strings a table may hold while it uses level `k` (not the last): a
+/// quarter of the level's entries, half for the level before the last.
+/// A 4-way set takes four strings, so the fuller the level, the more
+/// strings its full sets turn away to the shard's lock. At up to one
+/// string per entry (until 2026-12-03) one thread of the concurrent
+/// benchmark's stream (100k strings) locked on 135.6k of 1M interns,
+/// 117.5k now (100k of them insertions), and the simulated profile's
+/// calls (3,941 strings) on 7,479 of 2.3M, 4,442 now (callgrind call
+/// counts). Two threads, whose locked calls move the shard's lines
+/// between them, gained 8% to 13% (`benches/README.md`, session 16).
+/// The memory is the same at 100k strings (the last level is never
+/// left); the full cache (680 KiB) arrives at 16Ki strings instead of
+/// 32Ki, the 32K-entry level at 2Ki instead of 8Ki.
+pub(crate) const fn level_fill(k: usize) -> usize {
+    if k + 2 < LEVELS {
+        level_len(k) / 4
+    } else {
+        level_len(k) / 2
+    }
 }
 
 /// Sets of level `k`, after its header set.
@@ -375,7 +397,7 @@ impl Hints {
         // A level has at least as many sets as the table has shards, so
         // that the strings of one set are all of one shard (see `get`).
         let mut k = 0;
-        while k + 1 < LEVELS && (len > level_len(k) || level_sets(k) <= self.shard_mask) {
+        while k + 1 < LEVELS && (len > level_fill(k) || level_sets(k) <= self.shard_mask) {
             k += 1;
         }
         (self.current_len() < level_len(k)).then_some(k)

@@ -1128,17 +1128,19 @@ mod tests {
             .shards(1)
             .hasher(armed.clone())
             .build();
-        // Its second intern, a locked hit once level 0 exists, hints it.
+        // Its second intern, a locked hit once level 0 exists, hints it;
+        // level 1's carry-over (at 512 strings) keeps it.
         table.intern("boom");
         table.intern("boom");
-        let entries = table.hints.current_len();
         let mut i = 0;
-        // Up to the id just before the level switch.
-        while table.len() < 2048 {
+        // Up to the id just before the switch to level 2.
+        let switch = hints::level_fill(1);
+        while table.len() < switch {
             table.intern(&format!("s{i}"));
             i += 1;
         }
-        assert_eq!(table.hints.current_len(), entries);
+        let entries = table.hints.current_len();
+        assert_eq!(table.hints.wants_level(switch + 1), Some(2));
         armed.0.store(true, Ordering::Relaxed);
         let r = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
             table.intern("switch");
@@ -1150,7 +1152,10 @@ mod tests {
             "the level was installed"
         );
         assert_eq!(table.memory_usage(), counted_bytes(&table));
-        assert_eq!(table.get("switch").map(StringId::to_u32), Some(2048));
+        assert_eq!(
+            table.get("switch").map(StringId::to_u32),
+            Some(switch as u32)
+        );
         assert_eq!(table.intern("boom").to_u32(), 1);
     }
 
