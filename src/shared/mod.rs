@@ -112,7 +112,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   cache from the hash to the string's record (a tagged 4-byte location
 ///   in the shard's arena, added to the base of its block, which each
 ///   shard publishes for its first 256 blocks; growing with the table to
-///   128Ki entries); the record holds the bytes, compared with the
+///   128Ki entries, each level left once the table holds a quarter as
+///   many strings as it has entries, half for the 32Ki one, so that few
+///   sets are full); the record holds the bytes, compared with the
 ///   string, and the id, so a hit reads the hint, the block base (in L1)
 ///   and the record, like a `StringTable` hit reads a hash slot and the
 ///   record. A hint that is missing or stale only sends the
@@ -198,10 +200,12 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | this type, on 62,657 real symbol names (`STRTAB_STRINGS`, 7.5% of them 255 bytes or longer), eight runs | 0.73x-1.01x | 1.45x-1.70x (2.02x-2.36x lasso's) |
 /// | this type, 64 KiB blocks, five runs on a quiet host (`StringTable` alone 31-35 ms for 1M interns, against 49-99 ms in the rows above): generated streams, symbol names, replayed calls | 0.79x-0.82x, 0.95x on the replayed calls | 1.31x-1.45x (2.36x-8.15x lasso's; per-thread tables merged 1.82x-1.98x) |
 /// | the same library on another Intel host (2 MiB of L2 per core), four runs: generated streams, symbol names, replayed calls | 0.79x-0.80x, 0.93x on the replayed calls | 1.33x-1.45x (2.41x-8.39x lasso's; per-thread tables merged 1.73x-1.91x) |
+/// | hint levels left at a quarter of their entries (the 32K level at half) instead of full, the same host, four runs | 0.81x-0.82x, 0.89x on the replayed calls | 1.37x-1.61x (2.67x-9.08x lasso's; per-thread tables merged 1.77x-1.92x); all three targets on the replayed calls |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
 /// -w thread-stream`): `StringTable` 154.8, this type 180.7 (153.3 and
-/// 181.3 with 64 KiB blocks, 2026-12-03; 183.7 before
+/// 181.3 with 64 KiB blocks, 2026-12-03, then 178.0 with the hint levels
+/// left at a quarter of their entries; 183.7 before
 /// the in-place insertion took its id between one check of the block and
 /// the write, and published a block only from its first record; 183.1 with
 /// `parking_lot`'s locks; 174.6 with a branch per hint way, which costs
@@ -214,7 +218,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// locked path: the insertions, and the 4% of the hits that the hint cache
 /// does not answer (128Ki entries for 100k strings). In wall time, one
 /// thread takes about 1.2x `StringTable`'s time (medians of alternated runs
-/// of `benches/profile.rs rounds`: 1.175x against 1.30x with
+/// of `benches/profile.rs rounds`: 1.16x-1.22x against 1.23x-1.26x before
+/// the hint levels were left at a quarter of their entries, 2026-12-03;
+/// 1.175x against 1.30x with
 /// `parking_lot`'s locks, whose unlock is a read-modify-write; 1.26x
 /// against 1.44x with a branch per way, 1.305x against 1.435x when a hint
 /// named the index entry, and 1.31x against 1.39x before the levels carried
