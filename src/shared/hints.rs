@@ -75,8 +75,9 @@
 //! before the switch are not all sent to their shard's lock once more: on
 //! the concurrent benchmark's stream (one thread, 100k strings) locked
 //! calls went from 170k to 134k per 1M interns, and instructions from
-//! 175.5 to 174.6 per intern. Earlier levels are kept until the table is dropped, so a
-//! reader never sees memory freed under it (a third more memory at most).
+//! 175.5 to 174.6 per intern. Earlier levels are kept until the table is
+//! dropped, so a reader never sees memory freed under it (a third more
+//! memory at most).
 //! A level that the byte limit cannot afford is simply not added: the
 //! cache only speeds up hits.
 

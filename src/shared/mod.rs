@@ -216,7 +216,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// line, 200 with `std::sync::Mutex`, the shard's push out of line and
 /// `str`'s `Hash`), lasso `ThreadedRodeo` 257. The difference is mostly the
 /// locked path: the insertions, and the 4% of the hits that the hint cache
-/// does not answer (128Ki entries for 100k strings). In wall time, one
+/// did not answer (128Ki entries for 100k strings; 2% since its levels are
+/// left at a quarter of their entries). In wall time, one
 /// thread takes about 1.2x `StringTable`'s time (medians of alternated runs
 /// of `benches/profile.rs rounds`: 1.16x-1.22x against 1.23x-1.26x before
 /// the hint levels were left at a quarter of their entries, 2026-12-03;
