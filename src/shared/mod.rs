@@ -244,8 +244,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// Per string, as `StringTable`'s, plus 3 bytes in the index (an 8-byte
 /// address instead of a 5-byte location and length, and up to half of
 /// the newest index segment unused), the hint cache (at most 680 KiB in
-/// all, and 2 KiB per shard for the block biases), and the
-/// unused tails of each shard's arena chunks. Until its first string a
+/// all, reached at 16Ki strings: 8 KiB from the first string, 40 KiB from
+/// 512, 168 KiB from 2Ki; and 2 KiB per shard for the block biases), and
+/// the unused tails of each shard's arena chunks. Until its first string a
 /// shard holds only its lock with the shard's bookkeeping (256 bytes) and
 /// its block biases (2 KiB); then it has its own arena chunk (16 KiB)
 /// and hash table too. [`memory_usage`](Self::memory_usage) counts all of it. Not part
