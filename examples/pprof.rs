@@ -37,6 +37,28 @@ struct Run {
     table: &'static str,
 }
 
+/// Freezes a simulation's table (dropping its hash tables, ready to encode
+/// its strings in id order); returns the run with the table's memory,
+/// string count and intern hits from before.
+fn export<T: workload::Table>(
+    sim: workload::Simulation<T>,
+    samplers: usize,
+    table: &'static str,
+) -> (Run, usize, usize, u64) {
+    let memory = sim.table.memory_usage();
+    let (strings, hits) = (sim.table.strings(), sim.intern_hits());
+    let run = Run {
+        profile: sim.profile,
+        resolver: sim.table.into_resolver(),
+        calls: sim.intern_calls,
+        samples: sim.samples_taken,
+        functions: sim.program_functions,
+        samplers,
+        table,
+    };
+    (run, memory, strings, hits)
+}
+
 const USAGE: &str = "usage: pprof [--threads N] [OUT]   (default OUT: profile.pb.gz)";
 
 fn main() -> ExitCode {
@@ -65,40 +87,12 @@ fn main() -> ExitCode {
     let config = Config::FULL;
     // Either way: the profile, the frozen table, and the intern counts.
     let (sim, table_memory, strings, hits) = match threads {
-        None => {
-            let sim = workload::simulate(&config);
-            let memory = sim.table.memory_usage();
-            let (strings, hits) = (sim.table.len(), sim.intern_hits());
-            let resolver = sim.table.into_resolver();
-            let run = Run {
-                profile: sim.profile,
-                resolver,
-                calls: sim.intern_calls,
-                samples: sim.samples_taken,
-                functions: sim.program_functions,
-                samplers: 1,
-                table: "StringTable",
-            };
-            (run, memory, strings, hits)
-        }
-        Some(n) => {
-            let sim = workload::simulate_shared(&config, n);
-            let memory = sim.table.memory_usage();
-            let (strings, hits) = (sim.table.len(), sim.intern_hits());
-            // Export: freeze the shared table (dropping its hash tables)
-            // and encode its strings in id order.
-            let resolver = sim.table.into_resolver();
-            let run = Run {
-                profile: sim.profile,
-                resolver,
-                calls: sim.intern_calls,
-                samples: sim.samples_taken,
-                functions: sim.program_functions,
-                samplers: n,
-                table: "SharedStringTable",
-            };
-            (run, memory, strings, hits)
-        }
+        None => export(workload::simulate(&config), 1, "StringTable"),
+        Some(n) => export(
+            workload::simulate_shared(&config, n),
+            n,
+            "SharedStringTable",
+        ),
     };
     let simulated = start.elapsed();
     let Run {

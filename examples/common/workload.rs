@@ -39,15 +39,53 @@ impl Config {
 /// The sampling period: one wall-time sample every 10 ms per thread.
 pub const PERIOD_NANOS: i64 = 10_000_000;
 
-/// The result of [`simulate`].
+/// The string table a simulation interned into ([`StringTable`] for
+/// [`simulate`], [`SharedStringTable`] for [`simulate_shared`]): what the
+/// export needs of it.
+pub trait Table {
+    /// Strings held, `""` included.
+    fn strings(&self) -> usize;
+    /// Heap bytes held.
+    fn memory_usage(&self) -> usize;
+    /// The frozen table, for encoding in id order.
+    fn into_resolver(self) -> strtab::Resolver;
+}
+
+impl Table for StringTable {
+    fn strings(&self) -> usize {
+        StringTable::len(self)
+    }
+    fn memory_usage(&self) -> usize {
+        StringTable::memory_usage(self)
+    }
+    fn into_resolver(self) -> strtab::Resolver {
+        StringTable::into_resolver(self)
+    }
+}
+
+impl Table for SharedStringTable {
+    fn strings(&self) -> usize {
+        SharedStringTable::len(self)
+    }
+    fn memory_usage(&self) -> usize {
+        SharedStringTable::memory_usage(self)
+    }
+    fn into_resolver(self) -> strtab::Resolver {
+        SharedStringTable::into_resolver(self)
+    }
+}
+
+/// The result of [`simulate`] (or, with a [`SharedStringTable`], of
+/// [`simulate_shared`]).
 #[derive(Debug)]
-pub struct Simulation {
+pub struct Simulation<T = StringTable> {
     /// The profile, every string an id of `table`; its `string_table` is
     /// empty (encode it from `table`).
     pub profile: Profile,
-    /// The strings the profiler interned.
-    pub table: StringTable,
-    /// Calls to [`StringTable::intern`].
+    /// The strings the profiler interned (all its threads, for
+    /// [`simulate_shared`]).
+    pub table: T,
+    /// Calls to the table's `intern`, all threads together.
     pub intern_calls: u64,
     /// Stacks sampled (before identical ones were merged).
     pub samples_taken: usize,
@@ -55,13 +93,16 @@ pub struct Simulation {
     pub program_functions: usize,
 }
 
-impl Simulation {
+impl<T: Table> Simulation<T> {
     /// Interns that found their string already there.
     pub fn intern_hits(&self) -> u64 {
         // Every string but the preloaded "" was a miss once.
-        self.intern_calls - (self.table.len() as u64 - 1)
+        self.intern_calls - (self.table.strings() as u64 - 1)
     }
 }
+
+/// The result of [`simulate_shared`].
+pub type SharedSimulation = Simulation<SharedStringTable>;
 
 // ---------------------------------------------------------------------
 // Deterministic randomness.
@@ -1111,29 +1152,6 @@ pub fn simulate(config: &Config) -> Simulation {
         intern_calls: s.calls,
         samples_taken: config.samples,
         program_functions: program.funcs.len(),
-    }
-}
-
-/// The result of [`simulate_shared`].
-#[derive(Debug)]
-pub struct SharedSimulation {
-    /// The profile, every string an id of `table`; its `string_table` is
-    /// empty (encode it from `table`).
-    pub profile: Profile,
-    /// The strings all sampler threads interned.
-    pub table: SharedStringTable,
-    /// Calls to [`SharedStringTable::intern`], all threads together.
-    pub intern_calls: u64,
-    /// Stacks sampled (before identical ones were merged).
-    pub samples_taken: usize,
-    /// Functions in the generated program.
-    pub program_functions: usize,
-}
-
-impl SharedSimulation {
-    /// Interns that found their string already there.
-    pub fn intern_hits(&self) -> u64 {
-        self.intern_calls - (self.table.len() as u64 - 1)
     }
 }
 
