@@ -8,7 +8,9 @@
 //! [`MAX_BLOCK`] bytes, filled from the front with *records*: the string's
 //! 4-byte id, a one-byte length for strings under [`LONG_LEN`] bytes (or
 //! the [`ESCAPE`] byte and a 4-byte length for longer ones), then the
-//! string's bytes. A record never straddles blocks. It is located by a
+//! string's bytes. A record starts inside its block (below 64 KiB) but may
+//! run on past the block's end into the next block's memory, which then
+//! starts after it ([`Arena::spill`]). It is located by a
 //! packed 32-bit [`Loc`]: the block number in the high [`BLOCK_BITS`] bits
 //! and the record's offset within the block in the low [`LOCAL_BITS`]
 //! bits. A `Loc` is self-contained, so the hash table's slots are
@@ -29,7 +31,10 @@
 //! A record over [`DEDICATED_MIN`] bytes that does not fit the current block
 //! gets a *dedicated* block: an empty one left by `clear` if one is large
 //! enough, or a new chunk sized to it. The current block stays open for
-//! the strings that follow.
+//! the strings that follow. A shorter record that does not fit runs on
+//! into the next block if that one is empty and continues the same
+//! allocation ([`Arena::spill`]); otherwise the current block is left with
+//! its unused end, and the next empty block (or a new chunk) takes it.
 //!
 //! # Safety
 //!
@@ -428,6 +433,10 @@ struct Block<'a> {
     run: bool,
     /// Whether any record is in the long form.
     long: bool,
+    /// Whether the next block (by number) starts where this one ends, in
+    /// the same allocation, so that a record may run on into it (see
+    /// [`Arena::spill`]).
+    joins_next: bool,
     /// The chunk memory belongs to the arena's `Bump`.
     _chunk: PhantomData<&'a mut [u8]>,
 }
@@ -450,6 +459,7 @@ impl<'a> Block<'a> {
             limit: cap.min(MAX_BLOCK),
             run: true,
             long: false,
+            joins_next: false,
             _chunk: PhantomData,
         }
     }
@@ -464,6 +474,7 @@ impl<'a> Block<'a> {
             limit: 0,
             run: true,
             long: false,
+            joins_next: false,
             _chunk: PhantomData,
         }
     }
@@ -615,15 +626,21 @@ fn alloc_uninit(bump: &Bump, len: usize) -> Result<Option<NonNull<u8>>, ()> {
     bump.try_alloc_layout(layout).map(Some).map_err(|_| ())
 }
 
+impl Base {
+    /// The biased base of block number `block`, which starts at `base`.
+    fn of(base: NonNull<u8>, block: usize) -> Base {
+        Base(
+            base.as_ptr()
+                .cast_const()
+                .wrapping_sub(block << LOCAL_BITS)
+                .wrapping_add(SHORT_PREFIX),
+        )
+    }
+}
+
 /// Appends `block` and its biased base address (see [`Base`]).
 fn add_block<'a>(blocks: &mut Vec<Block<'a>>, bases: &mut Vec<Base>, block: Block<'a>) {
-    let biased = block
-        .base
-        .as_ptr()
-        .cast_const()
-        .wrapping_sub(blocks.len() << LOCAL_BITS)
-        .wrapping_add(SHORT_PREFIX);
-    bases.push(Base(biased));
+    bases.push(Base::of(block.base, blocks.len()));
     blocks.push(block);
 }
 
@@ -1176,7 +1193,12 @@ impl Arena {
             record_size(s.len()).ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, s.len()))?;
         let cur = self.cur;
         let fits = self.core.borrow_blocks()[cur].remaining() >= size;
+        let spilled = !fits && size <= DEDICATED_MIN && self.spill(size);
         let block = if fits {
+            cur
+        } else if spilled {
+            // Written below, running on into the next block; the strings
+            // after it go to what is left of that one.
             cur
         } else if size > DEDICATED_MIN {
             // The current block stays open for the strings that follow.
@@ -1195,6 +1217,11 @@ impl Arena {
         let start = self
             .core
             .with_blocks_mut(|blocks| blocks[block].write(s, id, size));
+        if spilled {
+            // The block is full now (`used` past its limit), and the next
+            // one starts after the record.
+            self.cur = cur + 1;
+        }
         // `block < MAX_BLOCKS` is checked when blocks are added, and every
         // record starts below `MAX_BLOCK`.
         Ok(((block as u32) << LOCAL_BITS) | start as u32)
@@ -1242,6 +1269,50 @@ impl Arena {
                 let start = unsafe { b.write_at(start, s, id, size) };
                 (id, ((cur as u32) << LOCAL_BITS) | start as u32)
             }))
+        })
+    }
+
+    /// Makes room for a record of `size` bytes that does not fit the
+    /// current block's limit by letting it run on past the block's end into
+    /// the next block, when that one is empty and continues the same
+    /// allocation: the current block's capacity grows to the record's end
+    /// and the next block now starts there (its base moved, which no
+    /// location refers to while it is empty). Nothing is left unused at
+    /// the block's end, where retiring the block would leave up to the
+    /// record's size (with records of 33 KiB, about half of each 64 KiB
+    /// block). The record still starts below [`MAX_BLOCK`], so its
+    /// location is valid, and the ids of the block's records stay
+    /// consecutive. Returns whether the record now fits the current block
+    /// (the caller writes it there, then moves on to the next block).
+    #[cold]
+    fn spill(&mut self, size: usize) -> bool {
+        let cur = self.cur;
+        let bases = &mut self.bases;
+        self.core.with_blocks_mut(|blocks| {
+            let [a, b] = match blocks.get_disjoint_mut([cur, cur + 1]) {
+                Ok(pair) => pair,
+                Err(_) => return false,
+            };
+            if !a.joins_next || a.used >= a.limit || b.used > 0 {
+                return false;
+            }
+            let end = a.used + size;
+            if end > a.cap + b.cap {
+                return false;
+            }
+            if end > a.cap {
+                let moved = end - a.cap;
+                // SAFETY: `a` and `b` are adjacent parts of one allocation
+                // (`joins_next`: `b.base` is `a.base + a.cap`) and
+                // `moved <= b.cap`, so the new base stays inside it (or one
+                // past its end when the record takes all of `b`).
+                b.base = unsafe { b.base.add(moved) };
+                b.cap -= moved;
+                b.limit = b.cap.min(MAX_BLOCK);
+                a.cap = end;
+                bases[cur + 1] = Base::of(b.base, cur + 1);
+            }
+            true
         })
     }
 
@@ -1416,7 +1487,11 @@ impl Arena {
                     // SAFETY: `off < len`, so the pointer stays inside the
                     // allocation of `len` bytes that `ptr` starts.
                     let base = unsafe { ptr.add(off) };
-                    add_block(fields.blocks, bases, Block::new(base, n));
+                    let block = Block {
+                        joins_next: off + n < len,
+                        ..Block::new(base, n)
+                    };
+                    add_block(fields.blocks, bases, block);
                     off += n;
                 }
             }
@@ -1479,6 +1554,46 @@ mod tests {
             0
         );
         assert_eq!(FIRST_CHUNK_CAPACITY + CHUNK_OVERHEAD, 4 * PAGE_SIZE);
+    }
+
+    /// Records too long for what is left of their block run on into the
+    /// next one, which then starts after them: nothing is left unused,
+    /// every record reads back, and the block after takes the next ones.
+    #[test]
+    fn long_records_spill_into_the_next_block() {
+        // Blocks of 64 KiB, 64 KiB, 64 KiB and the rest, in one allocation.
+        let mut a = Arena::with_capacity(200_000).unwrap();
+        let chunks = a.chunk_bytes;
+        let strings: Vec<String> = (0..5u8)
+            .map(|i| {
+                char::from(b'a' + i)
+                    .to_string()
+                    .repeat(40_000 + usize::from(i))
+            })
+            .collect();
+        let locs: Vec<Loc> = strings
+            .iter()
+            .enumerate()
+            .map(|(i, s)| a.push(s, i as u32, usize::MAX).unwrap())
+            .collect();
+        for (s, &loc) in strings.iter().zip(&locs) {
+            assert_eq!(a.str(loc), s);
+            assert!(((loc & LOCAL_MASK) as usize) < MAX_BLOCK);
+        }
+        // The second record spilled from block 1 into block 2, which now
+        // starts after it and holds the third.
+        assert_eq!(locs[0] >> LOCAL_BITS, 1);
+        assert_eq!(locs[1] >> LOCAL_BITS, 1);
+        assert_eq!(locs[2] >> LOCAL_BITS, 2);
+        assert_eq!(a.chunk_bytes, chunks, "no chunk added for five records");
+        // The runs of consecutive ids are intact.
+        assert_eq!(a.run(locs[0], locs[2]).len, 2);
+        // After `clear`, the same records take the same places.
+        a.clear();
+        for (i, s) in strings.iter().enumerate() {
+            assert_eq!(a.push(s, i as u32, usize::MAX).unwrap(), locs[i]);
+        }
+        assert_eq!(a.chunk_bytes, chunks);
     }
 
     #[test]

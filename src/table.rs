@@ -89,8 +89,9 @@ pub(crate) fn hash_str<S: BuildHasher>(build: &S, s: &str) -> u64 {
 
 /// Arena bytes for `strings` strings of `bytes` bytes in all: each string's
 /// record adds its 4-byte id and a length prefix (1 byte below 255 bytes,
-/// 5 bytes for the at most `bytes / 255` longer ones), and a string never
-/// straddles two 64 KiB blocks, which leaves a small tail unused in each.
+/// 5 bytes for the at most `bytes / 255` longer ones), and a short string
+/// that does not fit the end of a 64 KiB block leaves that tail unused
+/// (a longer one usually runs on into the next block, `Arena::spill`).
 pub(crate) fn arena_bytes_for(strings: usize, bytes: usize) -> usize {
     if bytes == 0 {
         return 0;

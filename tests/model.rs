@@ -92,11 +92,16 @@ fn make_string(rng: &mut Rng, pool: &[String]) -> String {
         }
         9 if big && rng.below(8) == 0 => {
             // Larger than any normal chunk, or just a dedicated one.
+            // Between a quarter and a whole block: these run on into the
+            // next block when they do not fit (`Arena::spill`).
             let lens = [
                 MAX_CHUNK_CAPACITY / 4 + 1,
                 MAX_CHUNK_CAPACITY,
                 MAX_CHUNK_CAPACITY + 7,
                 300_000,
+                20_000,
+                33 << 10,
+                60_000,
             ];
             let len = lens[rng.below(lens.len())];
             format!("{}{}", rng.next(), "z".repeat(len))
