@@ -31,6 +31,11 @@
 //! Run one measurement by hand with
 //! `cargo run --release --example memory -- run strtab stream`, or
 //! `cargo run --release --example memory -- burst 50000 shrink`.
+//!
+//! `cargo run --release --example memory -- long` (not part of the
+//! report): strtab's heap beyond the strings' own bytes when strings of
+//! 4 KiB to 63 KiB (too long for what is left of a 64 KiB block, not long
+//! enough for a chunk of their own) come among 20-80-byte ones.
 #![allow(unsafe_code)] // the counting global allocator and malloc_trim
 
 #[macro_use]
@@ -197,6 +202,47 @@ fn run(imp: &str, workload: &str) {
     }
 }
 
+/// strtab's heap beyond the strings' bytes (`memory_usage`) for 200,000
+/// strings, one in `every` long (its size minus up to 1 KiB) and the rest
+/// 20 to 80 bytes: a markdown table by long-string size.
+fn long() {
+    let sizes = [
+        4 << 10,
+        12 << 10,
+        17 << 10,
+        24 << 10,
+        33 << 10,
+        40 << 10,
+        50 << 10,
+        63 << 10,
+    ];
+    println!("| long strings | 1 in 200 | 1 in 20 |");
+    println!("|---|---:|---:|");
+    for size in sizes {
+        let overhead = |every: usize| {
+            let mut table = strtab::StringTable::new();
+            let mut bytes = 0;
+            for i in 0..200_000usize {
+                let n = if i % every == 0 {
+                    size - (i * 37) % 1024
+                } else {
+                    20 + (i * 7919) % 60
+                };
+                let s = &format!("{i:08}").repeat(n / 8 + 1)[..n];
+                bytes += n;
+                table.intern(s);
+            }
+            100.0 * (table.memory_usage() - bytes) as f64 / bytes as f64
+        };
+        println!(
+            "| {} KiB | {:.1}% | {:.1}% |",
+            size >> 10,
+            overhead(200),
+            overhead(20)
+        );
+    }
+}
+
 /// strtab with 1M unique strings: RSS before, with the table, after drop.
 fn big() {
     const N: usize = 1_000_000;
@@ -244,6 +290,7 @@ fn main() {
     match args.as_slice() {
         ["run", imp, workload] => return run(imp, workload),
         ["big"] => return big(),
+        ["long"] => return long(),
         ["burst", n, mode] => {
             let n: usize = n.parse().expect("a burst size");
             let shrink = *mode == "shrink";
@@ -252,7 +299,7 @@ fn main() {
         }
         [] => {}
         _ => {
-            eprintln!("usage: memory [run IMPL WORKLOAD | big | burst N shrink|clear]");
+            eprintln!("usage: memory [run IMPL WORKLOAD | big | long | burst N shrink|clear]");
             std::process::exit(2);
         }
     }
