@@ -3,6 +3,7 @@
 to the locked path, for cache designs that are not built.
 
     python3 benches/hint_model.py [--strings N] [--interns M] [--seed S]
+                                  [--two RATIO]
 
 Runs one thread's stream of the concurrent benchmark (the skew of
 `setup::skewed_stream`: new strings spread over the stream, the others
@@ -31,6 +32,13 @@ stream over the filled table, a scratch workload). With `level_fill`,
 114.0k in the first pass against 117.5k counted. Results of the designs are in `benches/README.md` ("Levers
 tried for the shared table", session 16). Python 3 standard library only;
 under 10 s for all the designs.
+
+`--two RATIO` models two threads: a second stream (the next seed, as
+`setup::thread_streams` gives each thread its own) merged into the first,
+running at RATIO of its speed (1.0: in step; two real threads drift
+apart), both into one cache; the first pass only. Counters in a scratch
+build (session 17) measured 143k-161k locked calls for two threads of 1M
+interns each (the model: 127k in step, 139k-143k at 0.9-0.5).
 """
 import argparse
 import random
@@ -49,6 +57,20 @@ def skewed_stream(n, length, seed):
             u = rng.random()
             out.append(min(int(next_new * u * u * u), next_new - 1))
     out.extend(range(next_new, n))
+    return out
+
+
+def merged(first, second, ratio):
+    """Two threads' streams as one cache sees them: `second` interned at
+    `ratio` of `first`'s speed, the rest of the slower one at the end."""
+    out, j, due = [], 0, 0.0
+    for s in first:
+        out.append(s)
+        due += ratio
+        while j < len(second) and j + 1 <= due:
+            out.append(second[j])
+            j += 1
+    out.extend(second[j:])
     return out
 
 
@@ -159,8 +181,12 @@ def main():
     parser.add_argument("--strings", type=int, default=100_000)
     parser.add_argument("--interns", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--two", type=float, default=None, metavar="RATIO")
     args = parser.parse_args()
     stream = skewed_stream(args.strings, args.interns, args.seed)
+    if args.two is not None:
+        second = skewed_stream(args.strings, args.interns, args.seed + 1)
+        stream = merged(stream, second, args.two)
     print("| design | locked calls, first pass | locked calls, second pass |")
     print("|---|---:|---:|")
     for name, design in DESIGNS:
