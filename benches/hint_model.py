@@ -36,7 +36,8 @@ under 10 s for all the designs.
 `--two RATIO` models two threads: a second stream (the next seed, as
 `setup::thread_streams` gives each thread its own) merged into the first,
 running at RATIO of its speed (1.0: in step; two real threads drift
-apart), both into one cache; the first pass only. Counters in a scratch
+apart), both into one cache (its first pass is the benchmark's; the
+second replays the merged stream over the full table). Counters in a scratch
 build (session 17) measured 143k-161k locked calls for two threads of 1M
 interns each (the model: 127k in step, 139k-143k at 0.9-0.5).
 """
