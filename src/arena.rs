@@ -34,7 +34,10 @@
 //! the strings that follow. A shorter record that does not fit runs on
 //! into the next block if that one is empty and continues the same
 //! allocation ([`Arena::spill`]); otherwise the current block is left with
-//! its unused end, and the next empty block (or a new chunk) takes it.
+//! its unused end, and the next empty block that holds it (or that it can
+//! run on from), or else a new chunk, takes it. A block's first record
+//! always comes this way, never in place, which the shared table relies on
+//! to publish each block before any hint names a record in it.
 //!
 //! # Safety
 //!
@@ -1197,8 +1200,12 @@ impl Arena {
         let block = if fits {
             cur
         } else if spilled {
-            // Written below, running on into the next block; the strings
-            // after it go to what is left of that one.
+            // Written below, running on into the next block. The block is
+            // full then (`used` past its limit), so the next push takes
+            // the slow path and `advance` moves on to what is left of the
+            // next block: a block's first record never comes in place,
+            // which the shared table relies on to publish each block
+            // (`SharedStringTable::insert_new`).
             cur
         } else if size > DEDICATED_MIN {
             // The current block stays open for the strings that follow.
@@ -1212,16 +1219,17 @@ impl Arena {
             block
         } else {
             self.advance(size, budget)?;
-            self.cur
+            let block = self.cur;
+            if self.core.borrow_blocks()[block].remaining() < size {
+                // `advance` chose an empty block this record runs on from.
+                let spilled = self.spill(size);
+                debug_assert!(spilled, "advance chose a block the record runs on from");
+            }
+            block
         };
         let start = self
             .core
             .with_blocks_mut(|blocks| blocks[block].write(s, id, size));
-        if spilled {
-            // The block is full now (`used` past its limit), and the next
-            // one starts after the record.
-            self.cur = cur + 1;
-        }
         // `block < MAX_BLOCKS` is checked when blocks are added, and every
         // record starts below `MAX_BLOCK`.
         Ok(((block as u32) << LOCAL_BITS) | start as u32)
@@ -1283,7 +1291,8 @@ impl Arena {
     /// block). The record still starts below [`MAX_BLOCK`], so its
     /// location is valid, and the ids of the block's records stay
     /// consecutive. Returns whether the record now fits the current block
-    /// (the caller writes it there, then moves on to the next block).
+    /// (the caller writes it there; the next push moves on to the next
+    /// block through [`advance`](Self::advance)).
     #[cold]
     fn spill(&mut self, size: usize) -> bool {
         let cur = self.cur;
@@ -1322,8 +1331,19 @@ impl Arena {
     #[cold]
     fn advance(&mut self, size: usize, budget: usize) -> Result<(), Error> {
         let cur = self.cur;
+        // An empty block that takes the record, or that the record can
+        // run on from into the empty block after it (see `spill`).
         let reuse = self.core.with_blocks(|blocks| {
-            (cur + 1..blocks.len()).find(|&i| blocks[i].used == 0 && blocks[i].limit >= size)
+            (cur + 1..blocks.len()).find(|&i| {
+                let b = &blocks[i];
+                b.used == 0
+                    && (b.limit >= size
+                        || (b.limit > 0
+                            && b.joins_next
+                            && blocks
+                                .get(i + 1)
+                                .is_some_and(|n| n.used == 0 && b.cap + n.cap >= size)))
+            })
         });
         if let Some(i) = reuse {
             self.cur = i;

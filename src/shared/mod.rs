@@ -784,7 +784,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
             let (id, loc) = pushed?;
             // The shard's current block, whose first record came through
             // the branch below (a new block never takes a record in
-            // place), which published it.
+            // place, also after `Arena::spill`), which published it.
             debug_assert!(self.hints.is_published(bits, loc));
             (id, loc)
         } else {
