@@ -495,14 +495,14 @@ fn hints_stay_in_their_shard() {
 /// their block's published address, so an unpublished block would be a
 /// wild read (and a failed `debug_assert` in `insert_new`).
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "a megabyte per shard (a minute); the spill's reads and writes are in the arena's own Miri-run test"
+)]
 fn spilled_records_and_the_block_after_them() {
     // One shard, so one arena; its chunks span several blocks once it
     // holds more than 16 of its 64 KiB chunks.
-    let (n, size) = if cfg!(miri) {
-        (24, 50_000)
-    } else {
-        (60, 50_000)
-    };
+    let (n, size) = (60, 50_000);
     let table = SharedStringTable::builder().shards(1).build();
     let strings: Vec<String> = (0..n)
         .flat_map(|i| {
