@@ -91,9 +91,10 @@ fn make_string(rng: &mut Rng, pool: &[String]) -> String {
             c.to_string().repeat(len)
         }
         9 if big && rng.below(8) == 0 => {
-            // Larger than any normal chunk, or just a dedicated one.
-            // Between a quarter and a whole block: these run on into the
-            // next block when they do not fit (`Arena::spill`).
+            // Larger than any normal chunk, just a dedicated one, or
+            // between a quarter and a whole block (the last three: these
+            // run on into the next block when they do not fit,
+            // `Arena::spill`).
             let lens = [
                 MAX_CHUNK_CAPACITY / 4 + 1,
                 MAX_CHUNK_CAPACITY,
