@@ -338,7 +338,7 @@ unsafe fn bytes_at<'a>(q: *const u8) -> &'a [u8] {
 
 /// Whether the record whose length byte (or escape) is just before `q`
 /// holds exactly `s`: the one comparison of a record with a string
-/// ([`Arena::holds`], [`Arena::record_id_if`]; [`Arena::probe`]
+/// ([`Arena::holds`], [`Arena::id_if_biased`]; [`Arena::probe`]
 /// splits it around hashbrown's probe loop). The record's form is chosen
 /// from `s.len()`, so the comparison never branches on the record's own
 /// length byte before comparing it.
@@ -718,13 +718,15 @@ impl Arena {
     }
 
     /// Lowers the chunk size up to which chunks double on every growth to
-    /// `cap` usable bytes (at least [`FIRST_CHUNK_CAPACITY`]): for arenas
-    /// that are one of many (the shared table's shards), whose last
-    /// chunks' unused tails add up. Beyond the cap, chunks still double
-    /// once the arena holds [`CHUNK_GROWTH_RATIO`] chunks' worth, so the
-    /// tail stays a small fraction of a large arena.
+    /// `cap` usable bytes (at least a page less [`CHUNK_OVERHEAD`]), and
+    /// the first chunk's to at most `cap`: for an empty arena that is one
+    /// of many (the shared table's shards), whose last chunks' unused
+    /// tails add up. Beyond the cap, chunks still double once the arena
+    /// holds [`CHUNK_GROWTH_RATIO`] chunks' worth, so the tail stays a
+    /// small fraction of a large arena.
     pub(crate) fn cap_chunk_doubling(&mut self, cap: usize) {
-        self.doubling_cap = cap.clamp(FIRST_CHUNK_CAPACITY, MAX_CHUNK_CAPACITY);
+        self.doubling_cap = cap.clamp(PAGE_SIZE - CHUNK_OVERHEAD, MAX_CHUNK_CAPACITY);
+        self.next_chunk = self.next_chunk.min(self.doubling_cap);
     }
 
     /// Bytes of the arena's chunks (footers included), without its block
@@ -1614,6 +1616,30 @@ mod tests {
             assert_eq!(a.push(s, i as u32, usize::MAX).unwrap(), locs[i]);
         }
         assert_eq!(a.chunk_bytes, chunks);
+    }
+
+    /// An arena whose chunk doubling is capped at a page (a shared table's
+    /// shard) never holds much more than its records: its chunks start at
+    /// a page and grow only as a sixteenth of what it holds, so the unused
+    /// tail of its last chunk is at most a page or an eighth of its bytes.
+    /// (With the cap at 64 KiB, a shard of 100 KB left up to 64 KiB unused,
+    /// and a table's shards, filled evenly, all at once.)
+    #[test]
+    fn capped_arenas_keep_small_tails() {
+        let mut a = Arena::with_capacity(0).unwrap();
+        a.cap_chunk_doubling(PAGE_SIZE - CHUNK_OVERHEAD);
+        let n = if cfg!(miri) { 3_000 } else { 60_000 };
+        let mut records = 0;
+        for i in 0..n {
+            let s = format!("shard/{i:06}/{}", "x".repeat(i % 50));
+            records += record_size(s.len()).unwrap();
+            a.push(&s, i as u32, usize::MAX).unwrap();
+            let unused = a.chunk_bytes - records;
+            assert!(
+                unused <= PAGE_SIZE + records / 8,
+                "{unused} bytes unused for {records} bytes of records"
+            );
+        }
     }
 
     #[test]

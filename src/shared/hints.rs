@@ -87,7 +87,9 @@ use crate::arena::{LOCAL_BITS, Loc};
 use crate::error::{Error, ErrorKind};
 
 /// Bits of an entry's location: the rest, [`TAG_BITS`], is the tag. 24
-/// bits: a shard's first 256 blocks of 64 KiB, 16 MiB of strings (64
+/// bits: a shard's first 256 blocks of up to 64 KiB, about 14 MiB of
+/// strings (its first chunks, a block each, are smaller: see
+/// `shard::SHARD_DOUBLING_CAP`; 16 MiB until 2026-12-03; 64
 /// blocks of up to 256 KiB until 2026-12-03, when blocks became 64 KiB;
 /// the block biases grew from 512 bytes to 2 KiB per shard to keep
 /// about the hinted bytes).

@@ -136,7 +136,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   record. A hint that is missing or stale only sends the
 ///   lookup on to the shard's hash table, which stays the authority; the
 ///   lookups there refresh the hints. Only a shard's first 256 blocks
-///   (16 MiB of strings per shard) fit a hint entry: in a larger
+///   (about 14 MiB of strings per shard, its first chunks being smaller
+///   than a block) fit a hint entry: in a larger
 ///   table, the strings added after those are always found through their
 ///   shard's lock (a profile's hot strings are
 ///   usually among its first). A hit on a hinted string takes no
@@ -255,13 +256,15 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// line too. Memory per string with two threads
 /// (`examples/shared_memory.rs`, 100k strings, 2026-12-03, 64 KiB blocks
 /// and 2 KiB of block biases per shard): `StringTable` 21.5 bytes
-/// beyond the strings' own, this type 34.6 at 8 shards (the default on 2
-/// cores), 39.5 at 16, 43.2 at 64, 100.5 at 256 (34.5, 39.2, 42.2 and
-/// 96.6 with 512 bytes of biases per shard): every shard's arena grows
-/// its chunks on its own, so many small shards leave many half-empty chunk
-/// tails (shard arenas double their chunks only up to 64 KiB, against
-/// 256 KiB for a `StringTable`, which took 8 shards from 44.3 to 33.1);
-/// that, more than lock contention, is what limits the shard count.
+/// beyond the strings' own, this type 32.2-32.8 at 8 shards (the default
+/// on 2 cores), 33.3 at 16, 36.6-36.9 at 64, 44.1 at 256. Every shard's
+/// arena grows its chunks on its own, and a table's shards fill evenly,
+/// so their last chunks' unused tails add up: shard arenas start with a
+/// page and grow their chunks only as a sixteenth of what they hold
+/// (until 2026-12-03 they doubled up to 64 KiB: 34.0, 39.5, 43.2 and
+/// 100.5 bytes; before that up to 256 KiB, as a `StringTable`'s do, 44.3
+/// at 8 shards). That, more than lock contention, is what limits the
+/// shard count.
 ///
 /// # Memory
 ///
@@ -272,8 +275,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// 512, 168 KiB from 2Ki; and 2 KiB per shard for the block biases), and
 /// the unused tails of each shard's arena chunks. Until its first string a
 /// shard holds only its lock with the shard's bookkeeping (256 bytes) and
-/// its block biases (2 KiB); then it has its own arena chunk (16 KiB)
-/// and hash table too. [`memory_usage`](Self::memory_usage) counts all of it. Not part
+/// its block biases (2 KiB); then it has its own arena chunk (4 KiB at
+/// first) and hash table too. [`memory_usage`](Self::memory_usage) counts all of it. Not part
 /// of any table: the process-wide parking table that `parking_lot` (the
 /// growth lock, and the shard locks' sleepers) allocates the first time a
 /// thread sleeps on a contended lock, about 1 KiB for a few threads, kept
@@ -540,9 +543,9 @@ impl SharedStringTable {
     /// to a power of two, between 8 and 256 (8 on a 2-core machine).
     ///
     /// Four shards per thread keep two threads on the same shard lock
-    /// rare; more would cost memory: each shard has its own arena, whose
-    /// chunks double until 256 KiB, so a table of many small shards leaves
-    /// more unused chunk tails (see the measurements in the
+    /// rare; more would cost memory: each shard has its own arena and
+    /// block biases, so a table of many small shards leaves more unused
+    /// chunk tails (see the measurements in the
     /// [type docs](SharedStringTable#measured)).
     ///
     /// # Examples

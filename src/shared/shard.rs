@@ -90,12 +90,18 @@ impl ProbeHint {
 /// The lowest hash bit that selects a shard.
 const SHARD_SHIFT: u32 = 40;
 
-/// Chunk size up to which a shard's arena doubles its chunks on every
-/// growth (16 pages with bumpalo's and the allocator's overhead): a table
-/// has many shards, and each one's last chunk is partly empty, so their
-/// tails must stay small; past it a shard's chunks double as a
-/// `StringTable`'s do past 256 KiB.
-const SHARD_DOUBLING_CAP: usize = 16 * crate::arena::PAGE_SIZE - crate::arena::CHUNK_OVERHEAD;
+/// A shard arena's first chunk, and the size up to which its chunks
+/// double on every growth: one page with bumpalo's and the allocator's
+/// overhead. A table has many shards, filled evenly, and each one's last
+/// chunk is partly empty, so their tails must stay small: a shard's chunks
+/// double only once its arena holds 16 chunks' worth (as a
+/// `StringTable`'s do past 256 KiB), so a shard's unused tail is at most a
+/// page or about an eighth of its bytes. With 64 KiB here (until
+/// 2026-12-03) the shards of a 100k-string table could all be just past a
+/// chunk boundary at once: 16 shards held 39.5 bytes per string beyond the
+/// strings' own (33.3 now), 64 shards 43.2 (36.6 now), 256 shards 100.5
+/// (44.1 now), for 0.2% more instructions (`benches/README.md`).
+const SHARD_DOUBLING_CAP: usize = crate::arena::PAGE_SIZE - crate::arena::CHUNK_OVERHEAD;
 
 /// An arena and the hash table of its strings.
 ///
