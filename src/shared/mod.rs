@@ -226,6 +226,7 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | the same library on another Intel host (2 MiB of L2 per core), four runs: generated streams, symbol names, replayed calls | 0.79x-0.80x, 0.93x on the replayed calls | 1.33x-1.45x (2.41x-8.39x lasso's; per-thread tables merged 1.73x-1.91x) |
 /// | hint levels left at a quarter of their entries (the 32K level at half) instead of full, the same host, ten runs | 0.76x-0.83x, 0.89x-0.92x on the replayed calls | 1.37x-1.65x (2.57x-9.08x lasso's; per-thread tables merged 1.77x-2.00x); all three targets in the three runs on the replayed calls |
 /// | the probe's control bytes prefetched before the shard lock, the same host, twelve runs | 0.785x-0.837x on generated streams, 0.820x-0.869x on symbol names, 0.904x-0.908x on the replayed calls | 1.47x-1.63x (2.52x-9.41x lasso's; per-thread tables merged 1.81x-2.00x); all three targets in five runs: two of four on symbol names, three of four on the replayed calls |
+/// | shard arenas starting with a one-page chunk, the same host when quiet (`StringTable` 28-31 ms for 1M interns against 37-45 ms), nine runs | 0.820x-0.833x on generated streams and symbol names, 0.918x-0.934x on the replayed calls | 1.35x-1.46x on the streams, 1.56x-1.63x on the replayed calls (2.82x-10.65x lasso's; per-thread tables merged 1.78x-1.94x); all three targets in two runs, both on the replayed calls |
 ///
 /// Instructions per intern on one thread (callgrind, `benches/callgrind.py
 /// -w thread-stream`): `StringTable` 154.8, this type 180.7 (153.3 and
