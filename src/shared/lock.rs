@@ -18,7 +18,12 @@
 //! may wait for it. Otherwise the holder only compares strings and
 //! writes a few words, and waiters spin briefly, then yield their time
 //! slice until the lock is free (`parking_lot_core`'s `SpinWait`, then
-//! `yield_now`).
+//! `yield_now`). Waiters on a slow holder also spin first (the same
+//! `SpinWait` rounds) and sleep only after: most "slow" sections are a
+//! chunk or segment allocation that ends within the spin, and a sleep
+//! costs two context switches (on the replay stream with two threads,
+//! spinning first halved the switches and raised throughput 1-3%,
+//! `benches/README.md`).
 //!
 //! The state is a byte: `UNLOCKED`, `LOCKED`, or `SLOW` (held, marked
 //! slow), to which a waiter about to sleep adds `SLEEPERS`. While the
@@ -263,6 +268,9 @@ impl RawShardLock {
                     return;
                 }
             } else if state & SLOW != 0 {
+                if spin.spin() {
+                    continue;
+                }
                 // Announce the sleep first, so that the unlock wakes it.
                 if state & SLEEPERS != 0
                     || self
