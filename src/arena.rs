@@ -90,6 +90,10 @@ pub const CHUNK_OVERHEAD: usize = (CHUNK_FOOTER_SIZE + MALLOC_HEADER_SIZE).next_
 /// header fill exactly 16 KiB (16,320 bytes on 64-bit targets).
 pub const FIRST_CHUNK_CAPACITY: usize = 4 * PAGE_SIZE - CHUNK_OVERHEAD;
 
+/// Usable bytes of a one-page chunk: the smallest chunk size an arena's
+/// doubling can be capped at ([`Arena::cap_chunk_doubling`]).
+pub(crate) const PAGE_CHUNK_CAPACITY: usize = PAGE_SIZE - CHUNK_OVERHEAD;
+
 /// Usable bytes of a 256 KiB chunk (64 pages minus [`CHUNK_OVERHEAD`]).
 /// Chunks double from [`FIRST_CHUNK_CAPACITY`] up to this size; beyond it a
 /// chunk size is kept for several chunks and doubles only once the arena
@@ -718,14 +722,14 @@ impl Arena {
     }
 
     /// Lowers the chunk size up to which chunks double on every growth to
-    /// `cap` usable bytes (at least a page less [`CHUNK_OVERHEAD`]), and
+    /// `cap` usable bytes (at least [`PAGE_CHUNK_CAPACITY`]), and
     /// the first chunk's to at most `cap`: for an empty arena that is one
     /// of many (the shared table's shards), whose last chunks' unused
     /// tails add up. Beyond the cap, chunks still double once the arena
     /// holds [`CHUNK_GROWTH_RATIO`] chunks' worth, so the tail stays a
     /// small fraction of a large arena.
     pub(crate) fn cap_chunk_doubling(&mut self, cap: usize) {
-        self.doubling_cap = cap.clamp(PAGE_SIZE - CHUNK_OVERHEAD, MAX_CHUNK_CAPACITY);
+        self.doubling_cap = cap.clamp(PAGE_CHUNK_CAPACITY, MAX_CHUNK_CAPACITY);
         self.next_chunk = self.next_chunk.min(self.doubling_cap);
     }
 
@@ -1627,7 +1631,7 @@ mod tests {
     #[test]
     fn capped_arenas_keep_small_tails() {
         let mut a = Arena::with_capacity(0).unwrap();
-        a.cap_chunk_doubling(PAGE_SIZE - CHUNK_OVERHEAD);
+        a.cap_chunk_doubling(PAGE_CHUNK_CAPACITY);
         let n = if cfg!(miri) { 3_000 } else { 60_000 };
         let mut records = 0;
         for i in 0..n {

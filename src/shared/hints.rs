@@ -87,12 +87,12 @@ use crate::arena::{LOCAL_BITS, Loc};
 use crate::error::{Error, ErrorKind};
 
 /// Bits of an entry's location: the rest, [`TAG_BITS`], is the tag. 24
-/// bits: a shard's first 256 blocks of up to 64 KiB, about 14 MiB of
-/// strings (its first chunks, a block each, are smaller: see
-/// `shard::SHARD_DOUBLING_CAP`; 16 MiB until 2026-12-03; 64
-/// blocks of up to 256 KiB until 2026-12-03, when blocks became 64 KiB;
-/// the block biases grew from 512 bytes to 2 KiB per shard to keep
-/// about the hinted bytes).
+/// bits: a shard's first 256 blocks, about 14 MiB of strings (blocks hold
+/// up to 64 KiB, and a shard's first chunks, a block each, are smaller:
+/// see `shard::SHARD_DOUBLING_CAP`). Until 2026-12-03: 64 blocks of up to
+/// 256 KiB, then 256 blocks of 64 KiB from the first (16 MiB); the block
+/// biases grew from 512 bytes to 2 KiB per shard to keep about the hinted
+/// bytes.
 const PAYLOAD_BITS: u32 = 24;
 /// Bits of an entry's tag.
 const TAG_BITS: u32 = u32::BITS - PAYLOAD_BITS;

@@ -101,7 +101,7 @@ const SHARD_SHIFT: u32 = 40;
 /// chunk boundary at once: 16 shards held 39.5 bytes per string beyond the
 /// strings' own (33.3 now), 64 shards 43.2 (36.6 now), 256 shards 100.5
 /// (44.1 now), for 0.2% more instructions (`benches/README.md`).
-const SHARD_DOUBLING_CAP: usize = crate::arena::PAGE_SIZE - crate::arena::CHUNK_OVERHEAD;
+const SHARD_DOUBLING_CAP: usize = crate::arena::PAGE_CHUNK_CAPACITY;
 
 /// An arena and the hash table of its strings.
 ///
