@@ -46,7 +46,10 @@
 //! - `replay-wordpress-batch`, `replay-sim-batch`: the same with one
 //!   `intern_batch` per sample, and `replay-wordpress-loop`,
 //!   `replay-sim-loop`: the plain loop writing the same ids into the same
-//!   buffer (strtab only; an intern call).
+//!   buffer (strtab only; an intern call); `replay-wpowned-*` and
+//!   `replay-simowned-*`: the same calls with each string a copy of its
+//!   own, so that no two calls share an address (a caller that owns or
+//!   formats a string per call).
 //!
 //! Prints `ops=N` (the operation count) on stderr.
 //!
@@ -246,6 +249,29 @@ mod inputs {
                 WP_REPLAY.get_or_init(|| WP.get_or_init(ReplayProfile::wordpress).replay())
             }
             "sim" => SIM_REPLAY.get_or_init(|| SIM.get_or_init(ReplayProfile::sim).replay()),
+            // The same calls, each string a copy of its own (a caller that
+            // formats or owns a string per call): no two calls share an
+            // address.
+            "wpowned" | "simowned" => {
+                static WP_OWNED: OnceLock<Replay<'static>> = OnceLock::new();
+                static SIM_OWNED: OnceLock<Replay<'static>> = OnceLock::new();
+                let (cell, of) = if source == "wpowned" {
+                    (&WP_OWNED, "wordpress")
+                } else {
+                    (&SIM_OWNED, "sim")
+                };
+                cell.get_or_init(|| {
+                    let shared = replay(of);
+                    Replay {
+                        strings: shared
+                            .strings
+                            .iter()
+                            .map(|s| &*Box::leak(Box::<str>::from(*s)))
+                            .collect(),
+                        ends: shared.ends.clone(),
+                    }
+                })
+            }
             _ => panic!("unknown replay source {source}"),
         }
     }
