@@ -39,8 +39,9 @@ use crate::resolver::Resolver;
 /// see [`SharedStringTable::default_shards`].
 const SHARDS_PER_CORE: usize = 4;
 /// Fewest and most shards of a table built without
-/// [`SharedBuilder::shards`].
-const DEFAULT_SHARDS_RANGE: (usize, usize) = (8, 256);
+/// [`SharedBuilder::shards`]: see [`SharedStringTable::default_shards`]
+/// for why no more than 64.
+const DEFAULT_SHARDS_RANGE: (usize, usize) = (8, 64);
 
 /// The id a record holds from its push until `insert_new` assigns the
 /// real one (ids are assigned only once nothing can fail, so that a
@@ -542,19 +543,27 @@ impl SharedStringTable {
 
     /// The shard count of a table built without [`SharedBuilder::shards`]:
     /// four per core ([`std::thread::available_parallelism`]) rounded up
-    /// to a power of two, between 8 and 256 (8 on a 2-core machine).
+    /// to a power of two, between 8 and 64 (8 on a 2-core machine, 64
+    /// from 16 cores).
     ///
     /// Four shards per thread keep two threads on the same shard lock
     /// rare; more would cost memory: each shard has its own arena and
     /// block biases, so a table of many small shards leaves more unused
     /// chunk tails (see the measurements in the
-    /// [type docs](SharedStringTable#measured)).
+    /// [type docs](SharedStringTable#measured)). With two threads and 100k
+    /// strings, the bytes per string beyond a `StringTable`'s were +10.7 at
+    /// 8 shards, +15.2 at 64 and +22.6 at 256 (`examples/shared_memory.rs`,
+    /// 2026-12-03), so the default stops at 64, whatever the core count.
+    /// Past that, more shards would not let many more threads insert at
+    /// once anyway: every insertion also takes its id from one counter,
+    /// shared by the whole table. A table that many threads fill with
+    /// mostly new strings can ask for more with [`SharedBuilder::shards`].
     ///
     /// # Examples
     ///
     /// ```
     /// let n = strtab::SharedStringTable::default_shards();
-    /// assert!(n.is_power_of_two() && (8..=256).contains(&n));
+    /// assert!(n.is_power_of_two() && (8..=64).contains(&n));
     /// ```
     #[must_use]
     pub fn default_shards() -> usize {
