@@ -752,6 +752,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// assert_eq!(table.get("missing"), None);
     /// assert_eq!(table.get(""), Some(strtab::StringId::EMPTY));
     /// ```
+    #[inline(always)]
     #[must_use]
     pub fn get(&self, s: &str) -> Option<StringId> {
         if s.is_empty() {
@@ -761,6 +762,13 @@ impl<S: BuildHasher> SharedStringTable<S> {
         if let Some(id) = self.hinted(hash, bits, s) {
             return Some(id);
         }
+        self.get_locked(hash, bits, s)
+    }
+
+    /// [`get`](Self::get) of a string the hint cache did not answer, under
+    /// its shard's lock; out of line, as `intern_locked`.
+    #[inline(never)]
+    fn get_locked(&self, hash: u64, bits: usize, s: &str) -> Option<StringId> {
         let shard = self.cell(bits).lock.lock();
         shard.find(hash, s).map(|f| StringId::from_u32(f.id()))
     }
