@@ -992,6 +992,28 @@ impl Arena {
         unsafe { holds_at(q, s).then(|| read_id(q.sub(SHORT_PREFIX))) }
     }
 
+    /// [`id_if_biased`](Self::id_if_biased) of a string known to be short
+    /// (1 to `LONG_LEN - 1` bytes, as `is_short` tests): the record's
+    /// length byte is compared with the string's length as a byte, with no
+    /// test for the long form (an escape never equals a short length).
+    ///
+    /// # Safety
+    ///
+    /// As for [`id_if_biased`](Self::id_if_biased).
+    #[inline(always)]
+    pub(crate) unsafe fn id_if_biased_short(bias: *const u8, loc: Loc, s: &[u8]) -> Option<u32> {
+        debug_assert!(!s.is_empty() && s.len() < LONG_LEN);
+        let q = bias.wrapping_add(loc as usize);
+        // SAFETY: the caller's contract: `q - 1` is the length byte (or
+        // escape) of a complete record, whose id starts at `q -
+        // SHORT_PREFIX`; a length byte equal to `s.len()` (below the
+        // escape, so the truncation keeps it) means a short record of
+        // exactly `s.len()` initialised bytes from `q`.
+        unsafe {
+            (*q.sub(1) == s.len() as u8 && eq_bytes(q, s)).then(|| read_id(q.sub(SHORT_PREFIX)))
+        }
+    }
+
     /// The string of the record whose location is `loc` in a block whose
     /// [`block_bias`](Arena::block_bias) is `bias`; read without the
     /// arena, like [`Arena::record_str`].

@@ -210,7 +210,7 @@ fn find_full_slot<'a, R>(
 /// Whether `s` is neither `""` nor long (under [`LONG_LEN`] bytes): one
 /// compare for both.
 #[inline(always)]
-fn is_short(s: &str) -> bool {
+pub(crate) fn is_short(s: &str) -> bool {
     s.len().wrapping_sub(1) < LONG_LEN - 1
 }
 

@@ -37,9 +37,11 @@ const WRITERS: usize = if cfg!(miri) { 2 } else { 4 };
 const INTERNS: usize = if cfg!(miri) { 40 } else { 20_000 };
 
 /// The strings every writer draws from: profiler-like names, labels, odd
-/// bytes, and lengths around the arena's boundaries (the 1-byte/2-byte
-/// length prefix at 128, the first chunk, a 64 KiB block, and the
-/// threshold for a chunk of its own).
+/// bytes, and lengths around the arena's boundaries (128, where a
+/// record's length took a second byte until the one-byte length with an
+/// escape; 255, that escape, where strings leave the inlined hit path for
+/// the long one; the first chunk, a 64 KiB block, and the threshold for
+/// a chunk of its own).
 fn pool() -> Vec<String> {
     let mut rng = Rng(7);
     let mut pool = vec![String::new()];
@@ -53,7 +55,7 @@ fn pool() -> Vec<String> {
             _ => format!("nul\0byte\0{i}"),
         });
     }
-    let mut lengths = vec![127, 128, 129, 16_383, 16_384];
+    let mut lengths = vec![127, 128, 129, 254, 255, 256, 16_383, 16_384];
     if !cfg!(miri) {
         lengths.extend([
             FIRST_CHUNK_CAPACITY - 2,

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hashbrown::DefaultHashBuilder;
 
-use crate::table::{Slot, intern_failed, rehash};
+use crate::table::{Slot, intern_failed, is_short, rehash};
 pub(crate) use frozen::Frozen;
 use hints::{Hints, bases_bytes, level_bytes};
 use index::{Index, segment_bytes};
@@ -671,9 +671,28 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// ```
     #[inline(always)]
     pub fn try_intern(&self, s: &str) -> Result<StringId, Error> {
-        if s.is_empty() {
-            return Ok(StringId::EMPTY);
+        // One test sends both `""` and long strings off the common path,
+        // as in `StringTable::try_intern`; the hinted hit of a short
+        // string then compares the record's length byte with no test for
+        // the long form.
+        if !is_short(s) {
+            if s.is_empty() {
+                return Ok(StringId::EMPTY);
+            }
+            return self.intern_long(s);
         }
+        let (hash, bits) = hash_of(&self.hasher, s);
+        if let Some(id) = self.hinted_short(hash, bits, s) {
+            return Ok(id);
+        }
+        self.intern_locked(hash, bits, s)
+    }
+
+    /// [`try_intern`](Self::try_intern) of a string of `LONG_LEN` bytes or
+    /// more: the same steps, out of line.
+    #[cold]
+    #[inline(never)]
+    fn intern_long(&self, s: &str) -> Result<StringId, Error> {
         let (hash, bits) = hash_of(&self.hasher, s);
         if let Some(id) = self.hinted(hash, bits, s) {
             return Ok(id);
@@ -741,6 +760,15 @@ impl<S: BuildHasher> SharedStringTable<S> {
         unsafe { Arena::id_if_biased(bias, loc, s.as_bytes()) }.map(StringId::from_u32)
     }
 
+    /// [`hinted`](Self::hinted) of a string that `is_short`.
+    #[inline(always)]
+    fn hinted_short(&self, hash: u64, bits: usize, s: &str) -> Option<StringId> {
+        let (bias, loc) = self.hints.get(hash, bits)?;
+        // SAFETY: as in `hinted`; `s` is short (the caller's test), as
+        // `id_if_biased_short` requires.
+        unsafe { Arena::id_if_biased_short(bias, loc, s.as_bytes()) }.map(StringId::from_u32)
+    }
+
     /// The id of `s` if the table holds it. Never inserts.
     ///
     /// # Examples
@@ -755,9 +783,24 @@ impl<S: BuildHasher> SharedStringTable<S> {
     #[inline(always)]
     #[must_use]
     pub fn get(&self, s: &str) -> Option<StringId> {
-        if s.is_empty() {
-            return Some(StringId::EMPTY);
+        if !is_short(s) {
+            if s.is_empty() {
+                return Some(StringId::EMPTY);
+            }
+            return self.get_long(s);
         }
+        let (hash, bits) = hash_of(&self.hasher, s);
+        if let Some(id) = self.hinted_short(hash, bits, s) {
+            return Some(id);
+        }
+        self.get_locked(hash, bits, s)
+    }
+
+    /// [`get`](Self::get) of a string of `LONG_LEN` bytes or more, out of
+    /// line.
+    #[cold]
+    #[inline(never)]
+    fn get_long(&self, s: &str) -> Option<StringId> {
         let (hash, bits) = hash_of(&self.hasher, s);
         if let Some(id) = self.hinted(hash, bits, s) {
             return Some(id);
