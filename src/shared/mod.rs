@@ -143,7 +143,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   shard's lock (a profile's hot strings are
 ///   usually among its first). A hit on a hinted string takes no
 ///   lock and writes nothing. The hinted hit is
-///   inlined into the caller; the locked path is out of line.
+///   inlined into the caller; the locked path, and every step for a
+///   string of 255 bytes or more, are out of line.
 /// - **A lock-free id index.** Ids come from one global counter, and the
 ///   id-to-record index is a list of segments of doubling size, allocated
 ///   on demand and never moved, whose entries hold the address of each
