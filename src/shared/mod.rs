@@ -187,88 +187,42 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///
 /// # Measured
 ///
-/// On the concurrent benchmark (`benches/concurrent.rs`: each thread its
-/// own skewed profiler stream of 1M interns, 10% misses, over the same
-/// 100k strings), on a 2-vCPU machine shared with other work, so noisy
-/// (ranges over several runs; `benches/README.md` has the side-by-side
-/// runs); throughput relative to one thread doing all the interns with
-/// `StringTable`. The first four rows are against a `StringTable` that
-/// interned on the main thread, which often ran slower than one on a
-/// spawned thread (up to 1.46x its time), so they flatter the shared table;
-/// the last two are against the same `StringTable` on a spawned thread:
+/// On the concurrent benchmark (`benches/concurrent.rs`), on a 2-vCPU
+/// Intel VM (2026-12-03, nine runs, three per workload): throughput
+/// against one thread doing all the interns with `StringTable`.
+/// `benches/README.md` has every run since the first version, and every
+/// lever tried with its measured effect.
 ///
-/// | variant | 1 thread | 2 threads |
-/// |---|---:|---:|
-/// | a shard `Mutex` on every lookup (first version) | 0.5x-0.8x | 1.1x-1.7x |
-/// | the hint cache, first version | 0.68x-0.82x | 0.76x-1.72x |
-/// | the hint cache (header-masked levels, the hinted hit inlined, `parking_lot` locks) | 0.69x-1.21x | 1.18x-1.89x |
-/// | lasso `ThreadedRodeo`, for comparison | 0.45x-0.78x | 0.75x-1.42x |
-/// | this type (no writes on a hinted hit), against the spawned-thread baseline | 0.65x-0.85x | 1.32x-1.53x |
-/// | lasso `ThreadedRodeo`, against the spawned-thread baseline | 0.49x-0.60x | 0.80x-1.09x |
-/// | this type (the length byte in the shards' hash slots), spawned-thread baseline, a slower host | 0.73x-0.96x | 1.23x-1.89x |
-/// | lasso `ThreadedRodeo`, the same runs | 0.52x-0.69x | 0.97x-1.27x |
-/// | this type (4-byte hint entries, one-step ids for insertions), spawned-thread baseline | 0.71x-0.94x | 1.26x-1.45x |
-/// | lasso `ThreadedRodeo`, the same runs | 0.49x-0.73x | 0.77x-0.95x |
-/// | this type (hints name the record's location, no index load on a hit) | 0.65x-0.79x | 1.34x-1.67x |
-/// | lasso `ThreadedRodeo`, the same runs | 0.37x-0.51x | 0.82x-0.97x |
-/// | this type (hint ways compared without a branch per way), twelve runs | 0.59x-0.98x | 1.30x-1.75x |
-/// | lasso `ThreadedRodeo`, the same runs | 0.41x-0.66x | 0.76x-0.99x |
-/// | this type (the shard lock's unlock a plain store), twelve runs on a slower host | 0.64x-1.05x | 1.19x-1.71x |
-/// | lasso `ThreadedRodeo`, the same runs | 0.37x-0.54x | 0.51x-0.73x |
-/// | this type (the shard on one cache line, one check per in-place insertion), six runs on an Intel host | 0.63x-0.93x | 1.36x-1.81x |
-/// | lasso `ThreadedRodeo`, the same runs | 0.37x-0.43x | 0.62x-0.78x |
-/// | this type, the same code, on a real profile build's calls (`STRTAB_SOURCE=replay-sim`: 2.3M calls over 3,941 strings, dealt out by sample), six runs | 0.93x-1.07x | 1.03x-1.68x |
-/// | lasso `ThreadedRodeo`, the same runs | 0.47x-0.58x | 0.29x-0.46x |
-/// | this type, the same code, the benchmark's rounds in a new shuffled order each round, generated streams, ten runs | 0.66x-1.00x | 1.33x-1.75x |
-/// | lasso `ThreadedRodeo`, the same runs | 0.41x-0.50x | 0.55x-0.76x |
-/// | this type, the same, on the real profile build's calls, ten runs | 0.69x-1.48x | 1.21x-1.71x |
-/// | lasso `ThreadedRodeo`, the same runs | 0.38x-0.57x | 0.29x-0.46x |
-/// | this type, on 62,657 real symbol names (`STRTAB_STRINGS`, 7.5% of them 255 bytes or longer), eight runs | 0.73x-1.01x | 1.45x-1.70x (2.02x-2.36x lasso's) |
-/// | this type, 64 KiB blocks, five runs on a quiet host (`StringTable` alone 31-35 ms for 1M interns, against 49-99 ms in the rows above): generated streams, symbol names, replayed calls | 0.79x-0.82x, 0.95x on the replayed calls | 1.31x-1.45x (2.36x-8.15x lasso's; per-thread tables merged 1.82x-1.98x) |
-/// | the same library on another Intel host (2 MiB of L2 per core), four runs: generated streams, symbol names, replayed calls | 0.79x-0.80x, 0.93x on the replayed calls | 1.33x-1.45x (2.41x-8.39x lasso's; per-thread tables merged 1.73x-1.91x) |
-/// | hint levels left at a quarter of their entries (the 32K level at half) instead of full, the same host, ten runs | 0.76x-0.83x, 0.89x-0.92x on the replayed calls | 1.37x-1.65x (2.57x-9.08x lasso's; per-thread tables merged 1.77x-2.00x); all three targets in the three runs on the replayed calls |
-/// | the probe's control bytes prefetched before the shard lock, the same host, twelve runs | 0.785x-0.837x on generated streams, 0.820x-0.869x on symbol names, 0.904x-0.908x on the replayed calls | 1.47x-1.63x (2.52x-9.41x lasso's; per-thread tables merged 1.81x-2.00x); all three targets in five runs: two of four on symbol names, three of four on the replayed calls |
-/// | shard arenas starting with a one-page chunk, the same host when quiet (`StringTable` 28-31 ms for 1M interns against 37-45 ms), nine runs | 0.820x-0.833x on generated streams and symbol names, 0.918x-0.934x on the replayed calls | 1.35x-1.46x on the streams, 1.56x-1.63x on the replayed calls (2.82x-10.65x lasso's; per-thread tables merged 1.78x-1.94x); all three targets in two runs, both on the replayed calls |
-/// | waiters of a slow shard-lock holder spinning before they sleep, a third Intel host (model 207, 2 MiB of L2 per core; `StringTable` 39-46 ms for 1M interns), fifteen runs | 0.77x-0.91x on the streams, 0.87x-0.96x on the replayed calls (0.58x-0.63x in two runs not reproduced since) | 1.44x-1.55x on the streams (1.19x in the first turn of runs, while the host was slow), 1.57x-1.71x on the replayed calls (1.12x in that turn; 2.23x-6.60x lasso's; per-thread tables merged 1.71x-1.98x, 1.18x-1.34x in that turn); all three targets in five runs, all of the replayed calls alone |
+/// | workload | this type, 1 thread | this type, 2 threads | lasso `ThreadedRodeo`, 2 threads | a `StringTable` per thread, merged at export, 2 threads |
+/// |---|---:|---:|---:|---:|
+/// | a real profile build's intern calls (`STRTAB_SOURCE=replay-sim`: 2.3M calls over 3,941 strings, dealt out to the threads by sample) | 0.88x-0.89x | 1.60x-1.61x | 0.27x-0.28x | 1.92x-1.99x |
+/// | generated streams: each thread 1M skewed interns over the same 100k strings, one in ten a new string | 0.77x-0.79x | 1.38x-1.49x | 0.53x-0.57x | 1.72x-1.84x |
+/// | the same over 61,399 real symbol names (`STRTAB_STRINGS`) | 0.80x-0.83x | 1.50x-1.58x | 0.64x-0.66x | 1.76x-1.82x |
 ///
-/// Instructions per intern on one thread (callgrind, `benches/callgrind.py
-/// -w thread-stream`): `StringTable` 154.8, this type 180.7 (153.3 and
-/// 181.3 with 64 KiB blocks, 2026-12-03, then 178.0 with the hint levels
-/// left at a quarter of their entries; 183.7 before
-/// the in-place insertion took its id between one check of the block and
-/// the write, and published a block only from its first record; 183.1 with
-/// `parking_lot`'s locks; 174.6 with a branch per hint way, which costs
-/// more time in mispredictions than the 8.4 instructions that replace it;
-/// 175.5 before new hint levels carried the old one's hints over, 174 when
-/// a hint named the id's index entry, which cost a third dependent load per
-/// hit, 183 with 8-byte hint entries in two ways and the insertion out of
-/// line, 200 with `std::sync::Mutex`, the shard's push out of line and
-/// `str`'s `Hash`), lasso `ThreadedRodeo` 257. The difference is mostly the
-/// locked path: the insertions, and the 4% of the hits that the hint cache
-/// did not answer (128Ki entries for 100k strings; 2% since its levels are
-/// left at a quarter of their entries). In wall time, one
-/// thread takes about 1.2x `StringTable`'s time (medians of alternated runs
-/// of `benches/profile.rs rounds`: 1.16x-1.22x against 1.23x-1.26x before
-/// the hint levels were left at a quarter of their entries, 2026-12-03;
-/// 1.175x against 1.30x with
-/// `parking_lot`'s locks, whose unlock is a read-modify-write; 1.26x
-/// against 1.44x with a branch per way, 1.305x against 1.435x when a hint
-/// named the index entry, and 1.31x against 1.39x before the levels carried
-/// their hints over, on a busier host).
+/// Where almost every intern is a hit, as in a profiler, one thread runs
+/// at about 0.9x `StringTable`'s speed and two at 1.6x. On the streams,
+/// where one intern in ten inserts, one thread is at about 0.8x: two
+/// threads slow each other no more than two separate tables do, and the
+/// difference is one thread's own cost. Instructions per intern on one
+/// thread (callgrind, `benches/profile.rs thread-stream`): `StringTable`
+/// 153.4, this type 178.0, lasso `ThreadedRodeo` 258.5. About half of the
+/// extra time is the insertions: their locked path runs about 240
+/// instructions against 116 for `StringTable`'s insertion, and misses the
+/// L2 on the shard's hash table, which only locked calls read. The rest
+/// is the hits: a few instructions more than `StringTable`'s (the shard's
+/// block bias) and more L2 misses on the hint cache and the records.
+/// The two atomic read-modify-writes of an insertion (the shard lock and
+/// the id counter) cost a few percent: one thread ran 1-4% faster with
+/// them replaced by plain stores, which is only correct on one thread.
 ///
-/// A `RwLock` would not help the first version: a read lock writes its
-/// line too. Memory per string with two threads
-/// (`examples/shared_memory.rs`, 100k strings, 2026-12-03, 64 KiB blocks
-/// and 2 KiB of block biases per shard): `StringTable` 21.5 bytes
-/// beyond the strings' own, this type 32.2-32.8 at 8 shards (the default
-/// on 2 cores), 33.3 at 16, 36.6-36.9 at 64, 44.1 at 256. Every shard's
-/// arena grows its chunks on its own, and a table's shards fill evenly,
-/// so their last chunks' unused tails add up: shard arenas start with a
-/// page and grow their chunks only as a sixteenth of what they hold
-/// (until 2026-12-03 they doubled up to 64 KiB: 34.0, 39.5, 43.2 and
-/// 100.5 bytes; before that up to 256 KiB, as a `StringTable`'s do, 44.3
-/// at 8 shards). That, more than lock contention, is what limits the
-/// shard count.
+/// Memory per string with two threads (`examples/shared_memory.rs`, 100k
+/// strings): `StringTable` 21.5 bytes beyond the strings' own, this type
+/// 32.2 at 8 shards (the default on 2 cores), 33.3 at 16, 36.7 at 64,
+/// 44.3 at 256. Every shard's arena grows its chunks on its own, and a
+/// table's shards fill evenly, so the unused tails of their last chunks
+/// add up; shard arenas start with a page and grow their chunks only as
+/// a sixteenth of what they hold. That, more than lock contention, is
+/// what limits the shard count.
 ///
 /// # Memory
 ///
