@@ -626,33 +626,46 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// ```
     #[inline(always)]
     pub fn try_intern(&self, s: &str) -> Result<StringId, Error> {
-        // One test sends both `""` and long strings off the common path,
-        // as in `StringTable::try_intern`; the hinted hit of a short
-        // string then compares the record's length byte with no test for
-        // the long form.
+        match self.lookup_hinted(s) {
+            Ok(id) => Ok(id),
+            Err((hash, bits)) => self.intern_locked(hash, bits, s),
+        }
+    }
+
+    /// The id of `s` if the hint cache answers, else its hash and shard
+    /// bits for the locked path; `""` is `StringId::EMPTY`. One test sends
+    /// both `""` and long strings off the inlined path, as in
+    /// `StringTable::try_intern`, so the hinted hit of a short string
+    /// compares the record's length byte with no test for the long form.
+    #[inline(always)]
+    fn lookup_hinted(&self, s: &str) -> Result<StringId, (u64, usize)> {
         if !is_short(s) {
             if s.is_empty() {
                 return Ok(StringId::EMPTY);
             }
-            return self.intern_long(s);
+            return self.lookup_hinted_long(s);
         }
         let (hash, bits) = hash_of(&self.hasher, s);
-        if let Some(id) = self.hinted_short(hash, bits, s) {
-            return Ok(id);
-        }
-        self.intern_locked(hash, bits, s)
+        // SAFETY: as in `hinted`: the hint cache gives only the locations
+        // of complete records in the arena of the string's shard, with
+        // their block's bias, published (`Release`, seen by the `Acquire`
+        // in `Hints::get`) after the record and the bias were written;
+        // arenas live as long as the table and records never change. `s`
+        // is short, as `id_if_biased_short` requires.
+        let found = self
+            .hints
+            .get(hash, bits)
+            .and_then(|(bias, loc)| unsafe { Arena::id_if_biased_short(bias, loc, s.as_bytes()) });
+        found.map(StringId::from_u32).ok_or((hash, bits))
     }
 
-    /// [`try_intern`](Self::try_intern) of a string of `LONG_LEN` bytes or
-    /// more: the same steps, out of line.
+    /// [`lookup_hinted`](Self::lookup_hinted) of a string of `LONG_LEN`
+    /// bytes or more, out of line.
     #[cold]
     #[inline(never)]
-    fn intern_long(&self, s: &str) -> Result<StringId, Error> {
+    fn lookup_hinted_long(&self, s: &str) -> Result<StringId, (u64, usize)> {
         let (hash, bits) = hash_of(&self.hasher, s);
-        if let Some(id) = self.hinted(hash, bits, s) {
-            return Ok(id);
-        }
-        self.intern_locked(hash, bits, s)
+        self.hinted(hash, bits, s).ok_or((hash, bits))
     }
 
     /// [`try_intern`](Self::try_intern) of a string the hint cache did not
@@ -715,15 +728,6 @@ impl<S: BuildHasher> SharedStringTable<S> {
         unsafe { Arena::id_if_biased(bias, loc, s.as_bytes()) }.map(StringId::from_u32)
     }
 
-    /// [`hinted`](Self::hinted) of a string that `is_short`.
-    #[inline(always)]
-    fn hinted_short(&self, hash: u64, bits: usize, s: &str) -> Option<StringId> {
-        let (bias, loc) = self.hints.get(hash, bits)?;
-        // SAFETY: as in `hinted`; `s` is short (the caller's test), as
-        // `id_if_biased_short` requires.
-        unsafe { Arena::id_if_biased_short(bias, loc, s.as_bytes()) }.map(StringId::from_u32)
-    }
-
     /// The id of `s` if the table holds it. Never inserts.
     ///
     /// # Examples
@@ -738,29 +742,10 @@ impl<S: BuildHasher> SharedStringTable<S> {
     #[inline(always)]
     #[must_use]
     pub fn get(&self, s: &str) -> Option<StringId> {
-        if !is_short(s) {
-            if s.is_empty() {
-                return Some(StringId::EMPTY);
-            }
-            return self.get_long(s);
+        match self.lookup_hinted(s) {
+            Ok(id) => Some(id),
+            Err((hash, bits)) => self.get_locked(hash, bits, s),
         }
-        let (hash, bits) = hash_of(&self.hasher, s);
-        if let Some(id) = self.hinted_short(hash, bits, s) {
-            return Some(id);
-        }
-        self.get_locked(hash, bits, s)
-    }
-
-    /// [`get`](Self::get) of a string of `LONG_LEN` bytes or more, out of
-    /// line.
-    #[cold]
-    #[inline(never)]
-    fn get_long(&self, s: &str) -> Option<StringId> {
-        let (hash, bits) = hash_of(&self.hasher, s);
-        if let Some(id) = self.hinted(hash, bits, s) {
-            return Some(id);
-        }
-        self.get_locked(hash, bits, s)
     }
 
     /// [`get`](Self::get) of a string the hint cache did not answer, under
