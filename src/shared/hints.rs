@@ -55,7 +55,14 @@
 //!
 //! An entry is only a hint: a reader compares the record's bytes with its
 //! string, so a stale, overwritten or colliding entry costs a fall-back to
-//! the shard's hash table (the authority), never a wrong id. Entries are
+//! the shard's hash table (the authority), never a wrong id. Two strings
+//! of one set whose 7-bit tags match can both hold a way, and `get` then
+//! offers the smaller location only: while both stay, every intern of the
+//! newer string takes the fall-back and puts its hint once more. On the
+//! concurrent benchmark's stream that was 3.7k of 1M interns (one thread);
+//! trying the set's other ways of the tag on a failed comparison, or
+//! keeping one way per tag, cost more instructions than those calls
+//! (`benches/README.md`, session 22). Entries are
 //! stored with `Release` after the record was written and its block's
 //! bias published, by a thread that wrote them or found the record under
 //! the shard's lock (taken after the writer released it), and loaded with

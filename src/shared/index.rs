@@ -23,9 +23,11 @@
 //!    *reserved* is already installed (it installs it first if not). So
 //!    the segment of every id below *reserved* exists.
 //! 2. The caller then does everything that can fail (arena and hash-table
-//!    growth); on failure it calls [`Index::release`], which lowers
-//!    *reserved* again: no id was taken, so a failure leaves no hole.
-//! 3. [`Index::assign`] raises *assigned* and returns its old value: the
+//!    growth) while it holds the [`Reservation`]; on failure (an error, or
+//!    a panic in the user's hasher while a shard's table grows) the
+//!    reservation is dropped, which lowers *reserved* again: no id was
+//!    taken, so a failure leaves no hole.
+//! 3. [`Reservation::assign`] raises *assigned* and returns its old value: the
 //!    new id, always below *reserved* (each assigned id holds a
 //!    reservation), so its segment exists; and the CAS that installed the
 //!    segment's existence into *reserved* comes earlier in the counter's
@@ -60,12 +62,14 @@ type Entry = AtomicPtr<u8>;
 /// One in the high half: a reservation.
 const RESERVED_ONE: u64 = 1 << 32;
 
-/// The segment and the offset in it of `id`.
+/// The segment and the offset in it of `id`; `None` past the last
+/// segment (only on 32-bit targets, where `id + BASE` can overflow: any
+/// `u32` id is in a segment on 64-bit ones).
 #[inline]
-fn locate(id: usize) -> (usize, usize) {
-    let x = id + BASE;
+fn locate(id: usize) -> Option<(usize, usize)> {
+    let x = id.checked_add(BASE)?;
     let k = (usize::BITS - 1 - x.leading_zeros() - BASE_BITS) as usize;
-    (k, x - (BASE << k))
+    Some((k, x - (BASE << k)))
 }
 
 /// Entries in segment `k`.
@@ -138,8 +142,9 @@ impl Index {
         &self,
         max: usize,
         install: impl FnMut(usize) -> Result<(), Error>,
-    ) -> Result<(), Error> {
-        self.take(max, install, RESERVED_ONE).map(drop)
+    ) -> Result<Reservation<'_>, Error> {
+        self.take(max, install, RESERVED_ONE)?;
+        Ok(Reservation(self))
     }
 
     /// Reserves one id below `max` and turns it into the next id at once
@@ -178,7 +183,10 @@ impl Index {
             if reserved >= max {
                 return Err(Error::new(ErrorKind::IdsExhausted, reserved));
             }
-            let (k, _) = locate(reserved);
+            // `None` only on 32-bit targets, past the last id there.
+            let Some((k, _)) = locate(reserved) else {
+                return Err(Error::new(ErrorKind::IdsExhausted, reserved));
+            };
             if self.segments[k].load(Ordering::Acquire).is_null() {
                 install(k)?;
                 c = self.counts.0.load(Ordering::Acquire);
@@ -197,13 +205,12 @@ impl Index {
     }
 
     /// Gives back a reservation that will not be assigned (step 2).
-    pub(crate) fn release(&self) {
+    fn release(&self) {
         self.counts.0.fetch_sub(RESERVED_ONE, Ordering::AcqRel);
     }
 
     /// Turns a reservation into the next id (step 3).
-    #[inline]
-    pub(crate) fn assign(&self) -> u32 {
+    fn assign(&self) -> u32 {
         // Truncation intended: the low half is the assigned count, below
         // the reserved count, itself below `u32::MAX`.
         self.counts.0.fetch_add(1, Ordering::AcqRel) as u32
@@ -238,7 +245,7 @@ impl Index {
     /// The entry of `id`, if its segment is installed.
     #[inline]
     fn entry(&self, id: usize) -> Option<&Entry> {
-        let (k, off) = locate(id);
+        let (k, off) = locate(id)?;
         let first = self.segments.get(k)?.load(Ordering::Acquire);
         if first.is_null() {
             return None;
@@ -272,6 +279,31 @@ impl Index {
     }
 }
 
+/// One reserved id ([`Index::reserve`], step 1): turned into the next id
+/// by [`assign`](Reservation::assign) (step 3), or given back when dropped
+/// (step 2), also when a panic unwinds past it (a user's hasher, called
+/// while a shard's hash table grows), so that a failed insertion never
+/// keeps a reservation that no id will fill.
+#[derive(Debug)]
+#[must_use = "dropping a reservation gives it back"]
+pub(crate) struct Reservation<'a>(&'a Index);
+
+impl Reservation<'_> {
+    /// Turns the reservation into the next id (step 3) and returns it.
+    #[inline]
+    pub(crate) fn assign(self) -> u32 {
+        let index = self.0;
+        core::mem::forget(self);
+        index.assign()
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        self.0.release();
+    }
+}
+
 impl Drop for Index {
     fn drop(&mut self) {
         for (k, seg) in self.segments.iter_mut().enumerate() {
@@ -295,27 +327,38 @@ mod tests {
     fn locate_covers_ids_densely() {
         let mut expect = (0, 0);
         for id in 0..10 * BASE {
-            assert_eq!(locate(id), expect, "{id}");
+            assert_eq!(locate(id), Some(expect), "{id}");
             expect.1 += 1;
             if expect.1 == segment_len(expect.0) {
                 expect = (expect.0 + 1, 0);
             }
         }
-        assert_eq!(locate(u32::MAX as usize - 1).0, SEGMENTS - 1);
-        assert!(locate(u32::MAX as usize - 1).1 < segment_len(SEGMENTS - 1));
+        #[cfg(target_pointer_width = "64")]
+        {
+            let (k, off) = locate(u32::MAX as usize - 1).unwrap();
+            assert_eq!(k, SEGMENTS - 1);
+            assert!(off < segment_len(SEGMENTS - 1));
+        }
+        // Past the address space (a 32-bit target's hostile id): no
+        // segment, no panic.
+        assert_eq!(locate(usize::MAX), None);
     }
 
     #[test]
     fn reserve_release_assign() {
         let index = Index::new();
         let install = |k: usize| index.install(k);
-        index.reserve(3, install).unwrap();
+        let reserved = index.reserve(3, install).unwrap();
         assert_eq!(index.len(), 1);
-        index.release();
-        index.reserve(3, |k| index.install(k)).unwrap();
-        assert_eq!(index.assign(), 1);
-        index.reserve(3, |k| index.install(k)).unwrap();
-        assert_eq!(index.assign(), 2);
+        drop(reserved);
+        let r1 = index.reserve(3, |k| index.install(k)).unwrap();
+        let r2 = index.reserve(3, |k| index.install(k)).unwrap();
+        // Both ids below 3 are reserved: a third reservation waits for one
+        // of them to be given back.
+        assert!(index.reserve(3, |k| index.install(k)).is_err());
+        assert_eq!(r1.assign(), 1);
+        drop(r2);
+        assert_eq!(index.reserve(3, |k| index.install(k)).unwrap().assign(), 2);
         assert_eq!(
             index.reserve(3, |k| index.install(k)).unwrap_err().kind(),
             ErrorKind::IdsExhausted
@@ -349,7 +392,7 @@ mod loom_tests {
     }
 
     impl Model {
-        fn reserve(&self, max: usize) -> Result<(), Error> {
+        fn reserve(&self, max: usize) -> Result<Reservation<'_>, Error> {
             self.index.reserve(max, |k| {
                 let _g = self.grow.lock().unwrap();
                 if !self.index.has_segment(k) {
@@ -362,11 +405,11 @@ mod loom_tests {
         /// An insertion as the table's slow path makes it: reserve, then
         /// the work that can fail (here, none), then assign.
         fn intern(&self, value: u8, max: usize) -> Option<u32> {
-            self.reserve(max).ok()?;
+            let reserved = self.reserve(max).ok()?;
             // The record: written before the id is published.
             let record: &'static UnsafeCell<u8> = Box::leak(Box::new(UnsafeCell::new(0)));
             record.with_mut(|p| unsafe { *p = value });
-            let id = self.index.assign();
+            let id = reserved.assign();
             self.publish(id, record);
             Some(id)
         }
@@ -474,9 +517,9 @@ mod loom_tests {
             let failing = {
                 let m = m.clone();
                 thread::spawn(move || {
-                    if m.reserve(2).is_ok() {
+                    if let Ok(reserved) = m.reserve(2) {
                         // A later step failed: give the id back.
-                        m.index.release();
+                        drop(reserved);
                     }
                 })
             };

@@ -216,9 +216,11 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// them replaced by plain stores, which is only correct on one thread.
 ///
 /// Memory per string with two threads (`examples/shared_memory.rs`, 100k
-/// strings): `StringTable` 21.5 bytes beyond the strings' own, this type
-/// 32.2 at 8 shards (the default on 2 cores), 33.3 at 16, 36.7 at 64,
-/// 44.3 at 256. Every shard's arena grows its chunks on its own, and a
+/// strings, three runs of 2026-12-04): `StringTable` 21.5 bytes beyond
+/// the strings' own, this type 32.2 at 8 shards (the default on 2 cores),
+/// 33.3-33.6 at 16, 36.7 at 64, 43.7-43.9 at 256 (which thread inserts
+/// which string, so which shard chunks end part full, changes from run to
+/// run). Every shard's arena grows its chunks on its own, and a
 /// table's shards fill evenly, so the unused tails of their last chunks
 /// add up; shard arenas start with a page and grow their chunks only as
 /// a sixteenth of what they hold. That, more than lock contention, is
@@ -232,9 +234,10 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// all, reached at 16Ki strings: 8 KiB from the first string, 40 KiB from
 /// 512, 168 KiB from 2Ki; and 2 KiB per shard for the block biases), and
 /// the unused tails of each shard's arena chunks. Until its first string a
-/// shard holds only its lock with the shard's bookkeeping (256 bytes) and
-/// its block biases (2 KiB); then it has its own arena chunk (4 KiB at
-/// first) and hash table too. [`memory_usage`](Self::memory_usage) counts all of it. Not part
+/// shard holds only its lock with the shard's bookkeeping (256 bytes), its
+/// arena's bookkeeping (80 bytes) and its block biases (2 KiB): 2,384
+/// bytes; then it has its own arena chunk (4 KiB at first) and hash table
+/// too. [`memory_usage`](Self::memory_usage) counts all of it. Not part
 /// of any table: the process-wide parking table that `parking_lot` (the
 /// growth lock, and the shard locks' sleepers) allocates the first time a
 /// thread sleeps on a contended lock, about 1 KiB for a few threads, kept
@@ -339,9 +342,10 @@ impl<S: BuildHasher> SharedBuilder<S> {
 
     /// Sets the number of shards, rounded up to a power of two between 1
     /// and 1024. More shards make two threads less likely to want the same
-    /// lock at once; each shard costs 2,304 bytes (its lock with its
-    /// bookkeeping, and the hint cache's block biases), and each shard that
-    /// holds a string an arena chunk and a hash table too.
+    /// lock at once; each shard costs 2,384 bytes (its lock with its
+    /// bookkeeping, its arena's bookkeeping and the hint cache's block
+    /// biases), and each shard that holds a string an arena chunk and a
+    /// hash table too.
     ///
     /// # Examples
     ///
@@ -507,8 +511,9 @@ impl SharedStringTable {
     /// chunk tails (see the measurements in the
     /// [type docs](SharedStringTable#measured)). With two threads and 100k
     /// strings, the bytes per string beyond a `StringTable`'s were +10.7 at
-    /// 8 shards, +15.2 at 64 and +22.6 at 256 (`examples/shared_memory.rs`,
-    /// 2026-12-03), so the default stops at 64, whatever the core count.
+    /// 8 shards, +15.2-15.3 at 64 and +22.2-22.4 at 256
+    /// (`examples/shared_memory.rs`, three runs of 2026-12-04), so the
+    /// default stops at 64, whatever the core count.
     /// Past that, more shards would not let many more threads insert at
     /// once anyway: every insertion also takes its id from one counter,
     /// shared by the whole table. A table that many threads fill with
@@ -611,6 +616,14 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// After an error the table holds the same strings and ids: no id was
     /// taken, so the ids stay dense. (Capacity reserved before the
     /// failure, such as a grown hash table, may remain, within the limits.)
+    ///
+    /// Near the string limit, an insertion that has to grow something
+    /// holds its id's place from before it grows until it has its id (or
+    /// gives the place back on failure), so that the limit is never
+    /// exceeded: meanwhile another thread's new string can be refused with
+    /// `IdsExhausted` although the first insertion then fails and the
+    /// table ends below its limit; retried once that insertion has
+    /// returned, the string gets an id. Hits never fail.
     ///
     /// # Examples
     ///
@@ -793,25 +806,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
             debug_assert!(self.hints.is_published(bits, loc));
             (id, loc)
         } else {
-            // Growth allocates, and may wait for the growth lock: threads
-            // waiting for this shard sleep meanwhile.
-            shard.mark_slow();
-            self.index.reserve(max, |k| self.install_segment(k))?;
-            let loc = match self.prepare(shard, bits, s) {
-                Ok(loc) => loc,
-                Err(e) => {
-                    self.index.release();
-                    return Err(e);
-                }
-            };
-            // Nothing below can fail.
-            let id = self.index.assign();
-            // The record was written before its id was known; no reader
-            // sees it before `publish`.
-            shard.arena.set_id(loc, id);
-            self.hints
-                .publish_block(bits, loc, shard.arena.block_bias(loc));
-            (id, loc)
+            self.insert_slow(shard, bits, s, max)?
         };
         let Shard { arena, table } = &mut **shard;
         let record = arena.record_addr(loc);
@@ -820,6 +815,36 @@ impl<S: BuildHasher> SharedStringTable<S> {
             rehash(&self.hasher, arena, e.loc())
         });
         Ok((StringId::from_u32(id), loc))
+    }
+
+    /// The slow path of [`insert_new`](Self::insert_new), out of line:
+    /// reserves an id below `max`, grows what must grow to store `s`
+    /// ([`prepare`](Self::prepare)), then assigns the id and publishes the
+    /// record's block. Returns the id and the record's location.
+    #[cold]
+    #[inline(never)]
+    fn insert_slow(
+        &self,
+        shard: &mut ShardGuard<'_, Shard>,
+        bits: usize,
+        s: &str,
+        max: usize,
+    ) -> Result<(u32, arena::Loc), Error> {
+        // Growth allocates, and may wait for the growth lock: threads
+        // waiting for this shard sleep meanwhile.
+        shard.mark_slow();
+        let reserved = self.index.reserve(max, |k| self.install_segment(k))?;
+        // On an error, or a panic in the user's hasher while the shard's
+        // table grows, dropping the reservation gives it back.
+        let loc = self.prepare(shard, bits, s)?;
+        // Nothing below can fail.
+        let id = reserved.assign();
+        // The record was written before its id was known; no reader sees
+        // it before `publish`.
+        shard.arena.set_id(loc, id);
+        self.hints
+            .publish_block(bits, loc, shard.arena.block_bias(loc));
+        Ok((id, loc))
     }
 
     /// Makes room in `shard`'s hash table and copies `s` into its arena;
@@ -1005,7 +1030,8 @@ impl<S> SharedStringTable<S> {
     /// let table = strtab::SharedStringTable::new();
     /// let empty = table.memory_usage();
     /// table.intern("main");
-    /// // The index's first segment and the shard's first chunk.
+    /// // The index's first segment (4 KiB), the shard's first chunk (a
+    /// // page) and the hint cache's first level (8 KiB).
     /// assert!(table.memory_usage() > empty + (16 << 10));
     /// ```
     #[must_use]
@@ -1211,6 +1237,47 @@ mod tests {
             Some(switch as u32)
         );
         assert_eq!(table.intern("boom").to_u32(), 1);
+    }
+
+    /// A user hasher that panics while a shard's hash table grows (it
+    /// re-hashes the shard's strings) gives back the id the insertion had
+    /// reserved: every id up to the string limit can still be had.
+    #[test]
+    fn hasher_panic_during_table_growth_keeps_every_id() {
+        const MAX: usize = 40;
+        let armed = Armed::default();
+        let table = SharedStringTable::builder()
+            .shards(1)
+            .limits(Limits::new().max_strings(MAX))
+            .hasher(armed.clone())
+            .build();
+        table.intern("boom");
+        let full = |t: &SharedStringTable<Armed>| {
+            let shard = t.shards[0].0.lock.lock();
+            shard.table.len() == shard.table.capacity()
+        };
+        let mut i = 0;
+        while !full(&table) {
+            table.intern(&format!("s{i}"));
+            i += 1;
+        }
+        let len = table.len();
+        assert!(len < MAX - 2, "the shard grows before the limit");
+        armed.0.store(true, Ordering::Relaxed);
+        let r = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
+            table.intern("grows");
+        }));
+        armed.0.store(false, Ordering::Relaxed);
+        assert!(r.is_err(), "the growth re-hashed \"boom\"");
+        assert_eq!(table.len(), len);
+        assert_eq!(table.get("grows"), None);
+        while table.try_intern(&format!("t{}", table.len())).is_ok() {}
+        assert_eq!(table.len(), MAX);
+        assert_eq!(
+            table.try_intern("one more").unwrap_err().kind(),
+            ErrorKind::IdsExhausted
+        );
+        assert_eq!(table.memory_usage(), counted_bytes(&table));
     }
 
     /// The table's heap bytes counted part by part: every shard (its lock
