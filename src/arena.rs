@@ -135,8 +135,9 @@ const BUMPALO_MIN_CHUNK: usize = 512 - CHUNK_OVERHEAD;
 
 /// Bytes of strings the arena can address in normal blocks: 2^16 blocks of
 /// 64 KiB, about 4 GiB. Each string over 64 KiB that gets a chunk of its
-/// own uses one of those block numbers, whatever its size; running out of
-/// block numbers is [`ErrorKind::CapacityOverflow`].
+/// own uses one or more of those block numbers (the string's, and the
+/// chunk's room past it, cut into blocks), whatever its size; running out
+/// of block numbers is [`ErrorKind::CapacityOverflow`].
 pub const MAX_ARENA_BYTES: usize = (MAX_BLOCKS - 1) * MAX_BLOCK;
 
 const _: () = {

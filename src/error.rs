@@ -24,9 +24,12 @@ pub enum ErrorKind {
 
 /// The error returned when a string cannot be added to a table.
 ///
-/// After an error the table holds exactly the strings and ids it held
-/// before: every id it gave out still resolves to its string, and the
-/// failed string was not added. (Capacity reserved before the failure, such
+/// After an error from `try_intern` (of either table) the table holds
+/// exactly the strings and ids it held before: every id it gave out still
+/// resolves to its string, and the failed string was not added. The
+/// operations over many strings (`try_intern_batch`, `try_merge`) stop at
+/// the first string that fails and keep those added before it, as their
+/// docs say. (Capacity reserved before the failure, such
 /// as a grown id index, may remain, always within the table's limits.)
 ///
 /// # Examples

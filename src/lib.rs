@@ -169,7 +169,7 @@
 //!
 //! # Unsafe code
 //!
-//! The crate denies `unsafe_code` except in five places, each `unsafe`
+//! The crate denies `unsafe_code` except in six places, each `unsafe`
 //! block with a `// SAFETY:` comment, and the test suite runs under Miri
 //! (with strict provenance) in CI:
 //!
@@ -193,6 +193,10 @@
 //!   cache line arrives, and iteration never waits for one record before
 //!   finding the next: the store makes every index entry itself, from
 //!   the string it pushes;
+//! - the hash-table probe reading candidates' records through the
+//!   locations in the table's slots (`table::find_probed`, calling the
+//!   arena's `probe`): every slot is made from a location the arena
+//!   returned for the string it stored there;
 //! - a prefetch hint for [`StringTable::intern_batch`] (a no-op under
 //!   Miri and off x86-64);
 //! - `unsafe impl Sync for Resolver`: the only `!Sync` part of a resolver

@@ -149,6 +149,11 @@ impl fmt::Debug for Remap {
 /// inserted. Profilers mark the ids a profile references while encoding,
 /// then [`compact`](crate::StringTable::compact) the table to those.
 ///
+/// Memory follows the largest id, not the count: inserting id `n` grows
+/// the bitmap to `n / 8` bytes (512 MiB for an id near `u32::MAX`), so
+/// check ids read from untrusted input against the table's `len()`
+/// first. As with `Vec`, an allocation the allocator refuses aborts.
+///
 /// # Examples
 ///
 /// ```

@@ -321,8 +321,11 @@ impl<S> Builder<S> {
 
 impl<S: BuildHasher> Builder<S> {
     /// Pre-sizes the table for `strings` strings totalling `bytes` bytes,
-    /// so that filling it to that size allocates nothing more. Without it,
-    /// the table starts with page-tuned allocations (see the crate docs).
+    /// so that filling it to that size allocates nothing more, unless a
+    /// string is longer than 64 KiB: such a string gets an arena chunk of
+    /// its own (see [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES)), whatever
+    /// room the hint made. Without a hint, the table starts with
+    /// page-tuned allocations (see the crate docs).
     ///
     /// # Examples
     ///
@@ -499,7 +502,8 @@ impl StringTable {
     }
 
     /// An empty table pre-sized for `strings` strings totalling `bytes`
-    /// bytes: filling it to that size allocates nothing more.
+    /// bytes: filling it to that size allocates nothing more (strings
+    /// longer than 64 KiB excepted, as for [`Builder::capacity`]).
     ///
     /// # Panics
     ///
@@ -964,7 +968,9 @@ impl<S> StringTable<S> {
 
     /// Removes every string but `""`; ids restart at 1. The arena chunks,
     /// the index and the hash table keep their memory, so refilling the
-    /// table to the same size allocates nothing.
+    /// table to the same size allocates nothing (strings longer than 64
+    /// KiB excepted: each takes a chunk of its own again, unless an empty
+    /// block is large enough).
     ///
     /// Every id given out before is invalidated: it resolves to a new
     /// string or to nothing.
