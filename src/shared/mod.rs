@@ -187,25 +187,31 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///
 /// # Measured
 ///
-/// On the concurrent benchmark (`benches/concurrent.rs`), on a 2-vCPU
-/// Intel VM (2026-12-03, nine runs, three per workload): throughput
-/// against one thread doing all the interns with `StringTable`.
-/// `benches/README.md` has every run since the first version, and every
-/// lever tried with its measured effect.
+/// On the concurrent benchmark (`benches/concurrent.rs`), on two 2-vCPU
+/// VMs: throughput against one thread doing all the interns with
+/// `StringTable`. `benches/README.md` has every run since the first
+/// version, and every lever tried with its measured effect.
 ///
-/// | workload | this type, 1 thread | this type, 2 threads | lasso `ThreadedRodeo`, 2 threads | a `StringTable` per thread, merged at export, 2 threads |
+/// | workload, host | this type, 1 thread | this type, 2 threads | lasso `ThreadedRodeo`, 2 threads | a `StringTable` per thread, merged at export, 2 threads |
 /// |---|---:|---:|---:|---:|
-/// | a real profile build's intern calls (`STRTAB_SOURCE=replay-sim`: 2.3M calls over 3,941 strings, dealt out to the threads by sample) | 0.88x-0.89x | 1.60x-1.61x | 0.27x-0.28x | 1.92x-1.99x |
-/// | generated streams: each thread 1M skewed interns over the same 100k strings, one in ten a new string | 0.77x-0.79x | 1.38x-1.49x | 0.53x-0.57x | 1.72x-1.84x |
-/// | the same over 61,399 real symbol names (`STRTAB_STRINGS`) | 0.80x-0.83x | 1.50x-1.58x | 0.64x-0.66x | 1.76x-1.82x |
+/// | a real profile build's intern calls (`STRTAB_SOURCE=replay-sim`: 2.3M calls over 3,941 strings, dealt out to the threads by sample), Intel Xeon (2026-12-03, three runs) | 0.88x-0.89x | 1.60x-1.61x | 0.27x-0.28x | 1.92x-1.99x |
+/// | the same, AMD EPYC (2026-12-04, nine runs: six wall time, three CPU time) | 0.75x-1.28x | 1.30x-1.83x | 0.50x-0.62x | 1.32x-2.11x |
+/// | generated streams: each thread 1M skewed interns over the same 100k strings, one in ten a new string; Intel | 0.77x-0.79x | 1.38x-1.49x | 0.53x-0.57x | 1.72x-1.84x |
+/// | the same, AMD | 0.68x-1.12x | 1.63x-2.02x | 0.90x-1.12x | 1.59x-2.07x |
+/// | the same over real symbol names (`STRTAB_STRINGS`: 61,399 on the Intel host, 62,657 on the AMD one); Intel | 0.80x-0.83x | 1.50x-1.58x | 0.64x-0.66x | 1.76x-1.82x |
+/// | the same, AMD | 0.70x-1.02x | 1.56x-2.73x | 0.82x-1.19x | 1.37x-2.06x |
 ///
-/// Where almost every intern is a hit, as in a profiler, one thread runs
-/// at about 0.9x `StringTable`'s speed and two at 1.6x. On the streams,
-/// where one intern in ten inserts, one thread is at about 0.8x: two
-/// threads slow each other no more than two separate tables do, and the
-/// difference is one thread's own cost. Instructions per intern on one
-/// thread (callgrind, `benches/profile.rs thread-stream`): `StringTable`
-/// 153.4, this type 178.0, lasso `ThreadedRodeo` 258.5. About half of the
+/// The AMD host was noisy (`StringTable` took 41-102 ms for 1M interns
+/// from one turn to the next), so its ranges are wide; pinned to one
+/// core, one thread ran at 0.77x-0.91x on the streams there. Where almost
+/// every intern is a hit, as in a profiler, one thread runs at about 0.9x
+/// `StringTable`'s speed and two at 1.6x or more. On the streams, where
+/// one intern in ten inserts, one thread is at about 0.8x on the Intel
+/// host (about 0.85x on the AMD one): two threads slow each other no more
+/// than two separate tables do, and the difference is one thread's own
+/// cost. Instructions per intern on one thread (callgrind,
+/// `benches/profile.rs thread-stream`): `StringTable` 153.4, this type
+/// 177.7, lasso `ThreadedRodeo` 258.5. About half of the
 /// extra time is the insertions: their locked path runs about 240
 /// instructions against 116 for `StringTable`'s insertion, and misses the
 /// L2 on the shard's hash table, which only locked calls read. The rest
