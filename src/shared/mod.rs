@@ -195,11 +195,11 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | workload, host | this type, 1 thread | this type, 2 threads | lasso `ThreadedRodeo`, 2 threads | a `StringTable` per thread, merged at export, 2 threads |
 /// |---|---:|---:|---:|---:|
 /// | a real profile build's intern calls (`STRTAB_SOURCE=replay-sim`: 2.3M calls over 3,941 strings, dealt out to the threads by sample), Intel Xeon (2026-12-03, three runs) | 0.88x-0.89x | 1.60x-1.61x | 0.27x-0.28x | 1.92x-1.99x |
-/// | the same, AMD EPYC (2026-12-04, nine runs: six wall time, three CPU time) | 0.75x-1.28x | 1.30x-1.83x | 0.50x-0.62x | 1.32x-2.11x |
+/// | the same, AMD EPYC (2026-12-04, twelve runs: nine wall time, three CPU time) | 0.60x-1.28x | 1.30x-2.04x | 0.50x-0.70x | 1.32x-2.13x |
 /// | generated streams: each thread 1M skewed interns over the same 100k strings, one in ten a new string; Intel | 0.77x-0.79x | 1.38x-1.49x | 0.53x-0.57x | 1.72x-1.84x |
-/// | the same, AMD | 0.68x-1.12x | 1.63x-2.02x | 0.90x-1.12x | 1.59x-2.07x |
+/// | the same, AMD | 0.56x-1.12x | 1.63x-2.02x | 0.86x-1.12x | 1.58x-2.14x |
 /// | the same over real symbol names (`STRTAB_STRINGS`: 61,399 on the Intel host, 62,657 on the AMD one); Intel | 0.80x-0.83x | 1.50x-1.58x | 0.64x-0.66x | 1.76x-1.82x |
-/// | the same, AMD | 0.70x-1.02x | 1.56x-2.73x | 0.82x-1.19x | 1.37x-2.06x |
+/// | the same, AMD | 0.70x-1.17x | 1.56x-2.73x | 0.82x-1.19x | 1.37x-2.06x |
 ///
 /// The AMD host was noisy (`StringTable` took 41-102 ms for 1M interns
 /// from one turn to the next), so its ranges are wide; pinned to one
