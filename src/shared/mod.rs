@@ -854,7 +854,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
     }
 
     /// Makes room in `shard`'s hash table and copies `s` into its arena;
-    /// returns the record's location. The slow path of `insert_new`.
+    /// returns the record's location. Part of [`insert_slow`](Self::insert_slow).
     #[cold]
     #[inline(never)]
     fn prepare(&self, shard: &mut Shard, bits: usize, s: &str) -> Result<arena::Loc, Error> {
