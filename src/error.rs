@@ -28,9 +28,12 @@ pub enum ErrorKind {
 /// exactly the strings and ids it held before: every id it gave out still
 /// resolves to its string, and the failed string was not added. The
 /// operations over many strings (`try_intern_batch`, `try_merge`) stop at
-/// the first string that fails and keep those added before it, as their
-/// docs say. (Capacity reserved before the failure, such
-/// as a grown id index, may remain, always within the table's limits.)
+/// the first string that fails and keep those added before it; their
+/// errors ([`BatchError`](crate::BatchError),
+/// [`MergeError`](crate::MergeError)) wrap this one and say what was
+/// added: how far the batch got, the merge's remap so far. (Capacity
+/// reserved before the failure, such as a grown id index, may remain,
+/// always within the table's limits.)
 ///
 /// # Examples
 ///

@@ -242,7 +242,7 @@ pub use error::{Error, ErrorKind};
 pub use id::StringId;
 pub use iter::Iter;
 pub use limits::Limits;
-pub use ops::{BatchError, MergeSource};
+pub use ops::{BatchError, MergeError, MergeSource};
 pub use remap::{IdSet, Remap};
 pub use resolver::Resolver;
 pub use shared::{SharedBuilder, SharedStringTable};

@@ -90,6 +90,105 @@ impl std::error::Error for BatchError {
     }
 }
 
+impl From<BatchError> for Error {
+    fn from(e: BatchError) -> Error {
+        e.error
+    }
+}
+
+/// The error of a failed merge: the [`Remap`] of the strings merged before
+/// the failure, and why the next one failed.
+///
+/// A merge adds the other table's strings in id order and stops at the
+/// first that cannot be added; the strings before it stay in this table,
+/// and [`remap`](MergeError::remap) maps their old ids to their new ones
+/// (its [`get`](Remap::get) gives `None` for the ids not merged). So
+/// nothing added is lost: a profiler that hits its table's limit while
+/// merging per-thread tables can still translate the samples whose
+/// strings made it.
+///
+/// # Examples
+///
+/// ```
+/// use strtab::{ErrorKind, Limits, StringTable};
+///
+/// let mut global = StringTable::with_limits(Limits::new().max_strings(3));
+/// let mut thread = StringTable::new();
+/// let a = thread.intern("a");
+/// let b = thread.intern("b");
+/// let c = thread.intern("c");
+/// let err = global.try_merge(&thread).unwrap_err();
+/// assert_eq!(err.error().kind(), ErrorKind::IdsExhausted);
+/// assert_eq!(err.merged(), 2);
+/// let remap = err.into_remap();
+/// assert_eq!(&global[remap[a]], "a");
+/// assert_eq!(&global[remap[b]], "b");
+/// assert_eq!(remap.get(c), None);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MergeError {
+    remap: Remap,
+    error: Error,
+}
+
+impl MergeError {
+    /// How many strings of the other table, after its `""` (id 0, always
+    /// mapped to [`StringId::EMPTY`]), were merged before the failure:
+    /// ids `1..=merged()` of the other table have new ids.
+    #[must_use]
+    pub fn merged(&self) -> usize {
+        self.remap.len().saturating_sub(1)
+    }
+
+    /// The map from the other table's ids to this table's, for the strings
+    /// merged before the failure.
+    #[must_use]
+    pub fn remap(&self) -> &Remap {
+        &self.remap
+    }
+
+    /// The [`remap`](MergeError::remap), by value.
+    #[must_use]
+    pub fn into_remap(self) -> Remap {
+        self.remap
+    }
+
+    /// Why the next string failed.
+    #[must_use]
+    pub fn error(&self) -> &Error {
+        &self.error
+    }
+
+    /// The underlying error.
+    #[must_use]
+    pub fn into_error(self) -> Error {
+        self.error
+    }
+}
+
+impl fmt::Display for MergeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "merge stopped after {} of the other table's strings: {}",
+            self.merged(),
+            self.error
+        )
+    }
+}
+
+impl std::error::Error for MergeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+impl From<MergeError> for Error {
+    fn from(e: MergeError) -> Error {
+        e.error
+    }
+}
+
 mod sealed {
     /// Gives `merge` access to a source's strings.
     pub trait Sealed {
@@ -293,8 +392,9 @@ impl<S: BuildHasher> StringTable<S> {
     ///
     /// # Errors
     ///
-    /// The [`Error`] of the first string that could not be added. The
-    /// strings merged before it stay in this table.
+    /// A [`MergeError`] with the [`Error`] of the first string that could
+    /// not be added, and the [`Remap`] of the strings merged before it,
+    /// which stay in this table.
     ///
     /// # Examples
     ///
@@ -304,20 +404,25 @@ impl<S: BuildHasher> StringTable<S> {
     /// let id = b.intern("x");
     /// let remap = a.try_merge(&b.into_resolver())?;
     /// assert_eq!(&a[remap[id]], "x");
-    /// # Ok::<(), strtab::Error>(())
+    /// # Ok::<(), strtab::MergeError>(())
     /// ```
-    pub fn try_merge<T: MergeSource + ?Sized>(&mut self, other: &T) -> Result<Remap, Error> {
+    pub fn try_merge<T: MergeSource + ?Sized>(&mut self, other: &T) -> Result<Remap, MergeError> {
         let src = sealed::Sealed::strings(other);
-        let mut remap = Remap::try_with_capacity(src.len())?;
+        let mut remap = Remap::try_with_capacity(src.len()).map_err(|error| MergeError {
+            remap: Remap::empty(),
+            error,
+        })?;
         remap.push(Some(StringId::EMPTY));
         // Ids 1.. of `other`, in order: sequential reads of its arena.
-        self.intern_pipelined(
+        let done = self.intern_pipelined(
             src.len() - 1,
             |i| src.str_at(i + 1),
             |_, id| remap.push(Some(id)),
-        )
-        .map_err(|(_, e)| e)?;
-        Ok(remap)
+        );
+        match done {
+            Ok(()) => Ok(remap),
+            Err((_, error)) => Err(MergeError { remap, error }),
+        }
     }
 
     /// Interns `n` strings, `string(i)` for `i` in `0..n`, in order, and

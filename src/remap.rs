@@ -48,6 +48,11 @@ impl Remap {
         Ok(Remap { map })
     }
 
+    /// A remap of no ids (a merge that failed before its first).
+    pub(crate) fn empty() -> Remap {
+        Remap { map: Vec::new() }
+    }
+
     pub(crate) fn push(&mut self, new: Option<StringId>) {
         self.map.push(new.unwrap_or(DROPPED));
     }
@@ -73,7 +78,8 @@ impl Remap {
         }
     }
 
-    /// Number of old ids the map covers (the old table's `len()`).
+    /// Number of old ids the map covers (the old table's `len()`; fewer
+    /// for the remap of a failed merge, [`MergeError::remap`](crate::MergeError::remap)).
     ///
     /// # Examples
     ///
@@ -86,8 +92,8 @@ impl Remap {
         self.map.len()
     }
 
-    /// Whether the map covers no ids (never true for a map made by a table,
-    /// which always covers `""`).
+    /// Whether the map covers no ids (true only for the remap of a merge
+    /// that could not even allocate it; any other covers `""`).
     ///
     /// # Examples
     ///

@@ -19,6 +19,8 @@
 //! is done for `SharedStringTable` (its shard arenas and hash tables and
 //! its id-index segments), checking too that a failure takes no id.
 //! then every allocation point of a long run is failed in turn.
+//! `try_merge` is failed at each of its allocations: the strings it merged
+//! stay, and its error's partial remap maps exactly those.
 //! `shrink_to` is failed at each of its allocations, on a table that holds
 //! strings and right after `clear`: it must not abort, lose a string or
 //! leave the table larger.
@@ -632,6 +634,77 @@ fn shrink_holding_strings() {
     t.check_all();
 }
 
+/// `try_merge` failed at each of its allocations in turn (the remap, then
+/// the target's arena, index and hash-table growth as the other table's
+/// strings arrive), from a fresh target each time, until one runs clean.
+/// A failure is `AllocFailed`; the strings merged before it stay, in the
+/// other table's order after the target's own, and the error's partial
+/// remap maps exactly those to their new ids.
+fn merge_every_allocation_point() {
+    let mut other = StringTable::new();
+    let mut other_strings = vec![String::new()];
+    for i in 0..scaled(2_000, 40) {
+        let s = match i % 50 {
+            0 => format!("{i}{}", "M".repeat(20_000)),
+            1..=5 => format!("{i}{}", "m".repeat(1_000)),
+            6 => format!("target-{}", i % 7),
+            _ => format!("o{i}"),
+        };
+        if other.get(&s).is_none() {
+            other_strings.push(s.clone());
+        }
+        other.intern(&s);
+    }
+    let target = || {
+        let mut t = Checked::new(StringTable::with_capacity(0, 0));
+        for i in 0..7 {
+            t.intern(&format!("target-{i}"));
+        }
+        t
+    };
+    let mut n = 0;
+    loop {
+        let mut t = target();
+        let (r, stats) = armed(Fail::After(n), || t.table.try_merge(&other));
+        let remap = match r {
+            Ok(remap) => {
+                assert_eq!(stats.refused, 0);
+                assert_eq!(remap.len(), other.len());
+                remap
+            }
+            Err(e) => {
+                assert_eq!(e.error().kind(), ErrorKind::AllocFailed, "After({n})");
+                assert!(stats.refused > 0);
+                assert!(
+                    e.remap().len() < other.len(),
+                    "a failed merge mapped every string"
+                );
+                e.into_remap()
+            }
+        };
+        // Each merged string maps to itself; the table holds the target's
+        // strings, then the merged new ones in the other table's order.
+        for (i, s) in other_strings.iter().enumerate() {
+            match remap.get(id(i)) {
+                Some(new) => {
+                    assert_eq!(t.table.resolve(new), Some(s.as_str()), "After({n})");
+                    if new.index() == t.strings.len() {
+                        t.strings.push(s.clone());
+                    }
+                }
+                None => assert!(i >= remap.len(), "After({n}): merged id {i} unmapped"),
+            }
+        }
+        t.check_all();
+        if stats.refused == 0 {
+            break;
+        }
+        n += 1;
+        assert!(n < 256, "no progress");
+    }
+    assert!(n >= scaled(5, 2), "only {n} allocation points");
+}
+
 /// `clear` + `shrink_to` after a burst, with the allocator refusing: the
 /// arena is freed before its new chunk is allocated, so a budget that
 /// allows no growth beyond the new arena's fixed bookkeeping (under 100
@@ -725,6 +798,11 @@ const CASES: &[Case] = &[
         None,
     ),
     ("try_build_fails_cleanly", try_build_fails_cleanly, None),
+    (
+        "merge_every_allocation_point",
+        merge_every_allocation_point,
+        None,
+    ),
     ("shrink_holding_strings", shrink_holding_strings, None),
     ("shrink_after_clear", shrink_after_clear, None),
     (

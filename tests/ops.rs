@@ -157,10 +157,25 @@ fn merge_into_a_full_table_fails_cleanly() {
         big.intern(&i.to_string());
     }
     let err = small.try_merge(&big).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::IdsExhausted);
+    assert_eq!(err.error().kind(), ErrorKind::IdsExhausted);
     assert_eq!(small.len(), 3);
     assert_eq!(small.get("keep").map(StringId::index), Some(1));
     assert_eq!(small.get("0").map(StringId::index), Some(2));
+    // The strings merged before the failure keep their mapping.
+    assert_eq!(err.merged(), 1);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "merge stopped after 1 of the other table's strings: {}",
+            err.error()
+        )
+    );
+    let remap = err.into_remap();
+    assert_eq!(remap.len(), 2);
+    let zero = big.get("0").unwrap();
+    assert_eq!(&small[remap[zero]], "0");
+    assert_eq!(remap.get(StringId::EMPTY), Some(StringId::EMPTY));
+    assert_eq!(remap.get(big.get("1").unwrap()), None);
 }
 
 #[test]

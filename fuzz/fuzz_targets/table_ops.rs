@@ -18,7 +18,7 @@
 //! - `try_intern_batch` gives the ids one-by-one interning would, and on
 //!   error reports how far it got, with those strings kept;
 //! - `try_merge` returns a remap to the ids the model gives the other
-//!   table's strings;
+//!   table's strings, and on error one of exactly the strings it merged;
 //! - `try_compact` keeps `""` and exactly the chosen strings, in order,
 //!   with a remap that agrees, and leaves the table untouched;
 //! - `shrink_to` never grows the table, does nothing within `max_bytes`,
@@ -458,12 +458,24 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
                         }
                     }
                     Err(e) => {
-                        // Strings merged before the error stay: resync the
-                        // model with the table, which must extend it.
                         assert!(matches!(
-                            e.kind(),
+                            e.error().kind(),
                             ErrorKind::IdsExhausted | ErrorKind::MemoryLimit
                         ));
+                        // The partial remap maps exactly the strings merged
+                        // before the error, to themselves in this table.
+                        let remap = e.remap();
+                        assert_eq!(remap.len(), e.merged() + 1);
+                        assert!(remap.len() < other.len(), "a failed merge mapped everything");
+                        for (i, s) in other_strings.iter().enumerate() {
+                            let old = StringId::from_u32(u32::try_from(i).unwrap());
+                            match remap.get(old) {
+                                Some(new) => assert_eq!(&table[new], s.as_str(), "merge remapped wrongly"),
+                                None => assert!(i >= remap.len(), "a merged string has no new id"),
+                            }
+                        }
+                        // Strings merged before the error stay: resync the
+                        // model with the table, which must extend it.
                         for i in model.strings.len()..table.len() {
                             let s = table[StringId::from_u32(u32::try_from(i).unwrap())].to_owned();
                             assert!(other.get(&s).is_some(), "merge added a foreign string");
