@@ -1562,6 +1562,16 @@ impl Arena {
         Ok(added)
     }
 
+    /// Makes the static empty block (block 0) current again in an arena
+    /// that holds no string, so that the next push takes the slow path and
+    /// moves on to the first empty block that takes it (the shared table
+    /// publishes a block when its first record arrives, which only the
+    /// slow path does).
+    pub(crate) fn park(&mut self) {
+        debug_assert!(self.core.with_blocks(|b| b.iter().all(|b| b.used == 0)));
+        self.cur = 0;
+    }
+
     /// Forgets every string but keeps all chunks for reuse.
     ///
     /// The first chunk's first block becomes the current block again, as

@@ -128,9 +128,27 @@ fn check_final(table: SharedStringTable, seen: &HashMap<String, StringId>) {
 
 #[test]
 fn model_concurrent() {
+    model_concurrent_on(SharedStringTable::builder().shards(8).build());
+}
+
+/// The same on a table pre-sized for half the pool: its first strings
+/// land in the pre-sized chunks and tables (whose blocks must still be
+/// published for the hint cache), the rest make them grow.
+#[test]
+fn model_concurrent_presized() {
+    let pool = pool();
+    let bytes: usize = pool.iter().map(String::len).sum();
+    model_concurrent_on(
+        SharedStringTable::builder()
+            .shards(8)
+            .capacity(pool.len() / 2, bytes / 2)
+            .build(),
+    );
+}
+
+fn model_concurrent_on(table: SharedStringTable) {
     let pool = pool();
     let streams: Vec<Vec<String>> = (0..WRITERS).map(|w| stream(&pool, w)).collect();
-    let table = SharedStringTable::builder().shards(8).build();
     let seen = thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<(StringId, &str)>();
         let table = &table;
@@ -417,6 +435,57 @@ fn resolver_feeds_pprof_and_merge() {
     thread::spawn(move || assert_eq!(s2.resolve(a), Some("main")))
         .join()
         .unwrap();
+}
+
+/// A table pre-sized for its strings fills without allocating, hands out
+/// the ids a plain table does, and counts the pre-sized memory.
+#[test]
+fn presized_table_does_not_grow() {
+    let n = if cfg!(miri) { 60 } else { 20_000 };
+    let strings: Vec<String> = (0..n).map(|i| format!("profiler::frame_{i}")).collect();
+    let bytes: usize = strings.iter().map(String::len).sum();
+    // A fixed hasher, so the shards' shares (which the margin covers in
+    // all but about one table in a thousand per shard) are reproducible.
+    let builder = SharedStringTable::builder()
+        .shards(8)
+        .hasher(BuildHasherDefault::<std::hash::DefaultHasher>::default());
+    let plain = builder.clone().build();
+    let presized = builder.capacity(n, bytes).build();
+    let before = presized.memory_usage();
+    assert!(before > plain.memory_usage() + bytes, "{before}");
+    for s in &strings {
+        assert_eq!(presized.intern(s), plain.intern(s), "{s:?}");
+    }
+    assert_eq!(presized.memory_usage(), before, "the pre-sized table grew");
+    for (i, s) in strings.iter().enumerate() {
+        assert_eq!(presized.get(s).map(StringId::index), Some(i + 1));
+    }
+    let resolver = presized.into_resolver();
+    assert!(
+        resolver
+            .iter()
+            .eq(std::iter::once("").chain(strings.iter().map(String::as_str)))
+    );
+}
+
+/// A capacity hint beyond the byte limit is ignored: the table starts as
+/// a plain one and stays within the limit.
+#[test]
+fn presize_beyond_the_byte_limit_starts_plain() {
+    let limit = 256 << 10;
+    let plain = SharedStringTable::builder()
+        .shards(4)
+        .limits(Limits::new().max_bytes(limit))
+        .build();
+    let table = SharedStringTable::builder()
+        .shards(4)
+        .limits(Limits::new().max_bytes(limit))
+        .capacity(1 << 20, 64 << 20)
+        .build();
+    assert_eq!(table.memory_usage(), plain.memory_usage());
+    assert_eq!(table.limits().get_max_bytes(), limit);
+    while table.try_intern(&format!("label-{}", table.len())).is_ok() {}
+    assert!(table.memory_usage() <= limit);
 }
 
 #[test]

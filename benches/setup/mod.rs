@@ -802,8 +802,13 @@ impl<H: BuildHasher + Default> Interner for Shared<H> {
                 .build(),
         )
     }
-    fn with_capacity(_strings: usize, _bytes: usize) -> Self {
-        Self::new()
+    fn with_capacity(strings: usize, bytes: usize) -> Self {
+        Shared(
+            strtab::SharedStringTable::builder()
+                .hasher(H::default())
+                .capacity(strings, bytes)
+                .build(),
+        )
     }
     #[inline(always)]
     fn intern(&mut self, s: &str) -> u32 {

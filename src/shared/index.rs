@@ -72,6 +72,15 @@ fn locate(id: usize) -> Option<(usize, usize)> {
     Some((k, x - (BASE << k)))
 }
 
+/// Segments that hold the entries of ids `0..len` (at most [`SEGMENTS`]).
+pub(crate) fn segments_for(len: usize) -> usize {
+    match len.checked_sub(1).map(locate) {
+        None => 0,
+        Some(Some((k, _))) => (k + 1).min(SEGMENTS),
+        Some(None) => SEGMENTS,
+    }
+}
+
 /// Entries in segment `k`.
 #[inline]
 pub(crate) fn segment_len(k: usize) -> usize {

@@ -315,6 +315,7 @@ const _: () = {
 #[derive(Clone, Debug)]
 #[must_use]
 pub struct SharedBuilder<S = DefaultHashBuilder> {
+    capacity: Option<(usize, usize)>,
     limits: Limits,
     shards: usize,
     hasher: S,
@@ -323,6 +324,7 @@ pub struct SharedBuilder<S = DefaultHashBuilder> {
 impl SharedBuilder {
     fn new() -> SharedBuilder {
         SharedBuilder {
+            capacity: None,
             limits: Limits::new(),
             shards: SharedStringTable::default_shards(),
             hasher: DefaultHashBuilder::default(),
@@ -331,6 +333,38 @@ impl SharedBuilder {
 }
 
 impl<S: BuildHasher> SharedBuilder<S> {
+    /// Pre-sizes the table for `strings` strings totalling `bytes` bytes:
+    /// the id index, the hint cache's level for that many strings, and each
+    /// shard's hash table and first arena chunk, sized for its share of a
+    /// random split (the even share plus three standard deviations), so
+    /// that filling the table to that size seldom allocates (a shard that
+    /// draws more than its margin grows as usual; strings over 64 KiB get
+    /// chunks of their own, as in [`Builder::capacity`](crate::Builder::capacity)).
+    /// Growth takes the shard's lock for the time of a re-hash or an
+    /// allocation, so a profiler that knows its previous period's table
+    /// size saves its threads those waits as well as the work.
+    ///
+    /// If the pre-sized footprint would exceed the byte limit, the table
+    /// starts without it and grows on demand.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::builder()
+    ///     .shards(4)
+    ///     .capacity(1000, 16 << 10)
+    ///     .build();
+    /// let before = table.memory_usage();
+    /// for i in 0..100 {
+    ///     table.intern(&format!("frame-{i}"));
+    /// }
+    /// assert_eq!(table.memory_usage(), before);
+    /// ```
+    pub fn capacity(mut self, strings: usize, bytes: usize) -> SharedBuilder<S> {
+        self.capacity = Some((strings, bytes));
+        self
+    }
+
     /// Sets the table's [`Limits`], which hold across all shards.
     ///
     /// # Examples
@@ -379,6 +413,7 @@ impl<S: BuildHasher> SharedBuilder<S> {
     /// ```
     pub fn hasher<T: BuildHasher>(self, hasher: T) -> SharedBuilder<T> {
         SharedBuilder {
+            capacity: self.capacity,
             limits: self.limits,
             shards: self.shards,
             hasher,
@@ -426,39 +461,131 @@ impl<S: BuildHasher> SharedBuilder<S> {
     /// ```
     pub fn try_build(self) -> Result<SharedStringTable<S>, Error> {
         let n = self.shards;
+        let max = self.limits.get_max_bytes();
+        // Each shard's share of the hint, if the whole fits the limit.
+        let presize = self.capacity.and_then(|(strings, bytes)| {
+            let strings = strings.min(self.limits.get_max_strings());
+            let plan = Presize::new(strings, bytes, n);
+            (plan.bytes() <= max).then_some(plan)
+        });
         let mut shards = Vec::new();
         shards
             .try_reserve_exact(n)
             .map_err(|_| Error::new(ErrorKind::AllocFailed, n * size_of::<Padded<ShardCell>>()))?;
         for _ in 0..n {
+            let probe = ProbeHint::default();
+            let shard = match &presize {
+                Some(plan) => {
+                    let mut shard = Shard::with_capacity(plan.shard_strings, plan.shard_bytes)?;
+                    probe.store(shard.probe_start_presized());
+                    shard
+                }
+                None => Shard::new()?,
+            };
             shards.push(Padded(ShardCell {
-                lock: ShardMutex::new(Shard::new()?),
-                probe: ProbeHint::default(),
+                lock: ShardMutex::new(shard),
+                probe,
             }));
         }
         let shards = shards.into_boxed_slice();
         let hints = Hints::new(n)?;
-        let memory = shards.len() * size_of::<Padded<ShardCell>>()
+        let index = Index::new();
+        let mut memory = shards.len() * size_of::<Padded<ShardCell>>()
             + bases_bytes(n)
             + shards
                 .iter()
                 .map(|s| s.0.lock.lock().heap_bytes())
                 .sum::<usize>();
+        if let Some(plan) = &presize {
+            for k in 0..plan.segments {
+                index.install(k)?;
+                memory += segment_bytes(k);
+            }
+            if let Some(k) = hints.wants_level(plan.strings) {
+                // The first level: no hints to carry over.
+                hints.install(k)?;
+                memory += level_bytes(k);
+            }
+        }
+        if presize.is_some() && memory > max {
+            // The plan's estimate was short (allocations round up): start
+            // without it, as when it does not fit.
+            drop((shards, index, hints));
+            let plain = SharedBuilder {
+                capacity: None,
+                ..self
+            };
+            return plain.try_build();
+        }
         // As for `StringTable`: a byte limit below the empty table's
         // footprint is raised to it.
-        let limits = self
-            .limits
-            .max_bytes(self.limits.get_max_bytes().max(memory));
+        let limits = self.limits.max_bytes(max.max(memory));
         Ok(SharedStringTable {
             shards,
             shard_mask: n - 1,
-            index: Index::new(),
+            index,
             hints,
             memory: AtomicUsize::new(memory),
             grow: Mutex::new(()),
             hasher: self.hasher,
             limits,
         })
+    }
+}
+
+/// What [`SharedBuilder::capacity`] allocates up front.
+struct Presize {
+    /// Strings the table is sized for, `""` included.
+    strings: usize,
+    /// Index segments covering ids `0..strings`.
+    segments: usize,
+    /// Hash-table room per shard.
+    shard_strings: usize,
+    /// First arena chunk per shard.
+    shard_bytes: usize,
+    /// Shards.
+    shards: usize,
+}
+
+impl Presize {
+    /// The plan for `strings` strings of `bytes` bytes in all over `shards`
+    /// shards. A shard's share of a random split of `m` strings has a
+    /// standard deviation of about `sqrt(m / shards)`; three of them on top
+    /// of the even share leave a shard short in about one table in a
+    /// thousand per shard, and then only that shard grows. Bytes get the
+    /// same relative margin.
+    fn new(strings: usize, bytes: usize, shards: usize) -> Presize {
+        let even = strings.div_ceil(shards);
+        let margin = 3 * even.isqrt() + 4;
+        let shard_strings = even.saturating_add(margin);
+        let even_bytes = bytes.div_ceil(shards);
+        let shard_bytes = if bytes == 0 {
+            0
+        } else {
+            let share = even_bytes.saturating_add(even_bytes / even.max(1) * margin);
+            crate::table::arena_bytes_for(shard_strings, share)
+        };
+        let all = strings.saturating_add(1);
+        Presize {
+            strings: all,
+            segments: index::segments_for(all),
+            shard_strings,
+            shard_bytes,
+            shards,
+        }
+    }
+
+    /// Heap bytes the plan adds, about (the arena's and hash tables'
+    /// rounding aside).
+    fn bytes(&self) -> usize {
+        let per_shard = self
+            .shard_bytes
+            .saturating_add(crate::table::table_bytes_for(self.shard_strings));
+        let index: usize = (0..self.segments).map(segment_bytes).sum();
+        per_shard
+            .saturating_mul(self.shards)
+            .saturating_add(index)
+            .saturating_add(level_bytes(hints::LEVELS - 1))
     }
 }
 
@@ -1318,12 +1445,41 @@ mod tests {
         }
     }
 
+    /// A pre-sized shard's probe hint names its table before its first
+    /// string (no growth would ever set it), and still after it.
     #[test]
-    fn memory_is_every_shard_and_segment() {
-        let table = SharedStringTable::builder().shards(4).build();
-        for i in 0..if cfg!(miri) { 300 } else { 5000 } {
+    fn probe_hints_of_presized_shards() {
+        let n = if cfg!(miri) { 100 } else { 3000 };
+        let table = SharedStringTable::builder()
+            .shards(2)
+            .capacity(n, n * 12)
+            .build();
+        for cell in &table.shards {
+            assert_ne!(cell.0.probe.get(), (0, 0));
+        }
+        for i in 0..n {
             table.intern(&format!("string-{i}"));
         }
-        assert_eq!(table.memory_usage(), counted_bytes(&table));
+        for cell in &table.shards {
+            let shard = cell.0.lock.lock();
+            assert_eq!(cell.0.probe.get(), shard.probe_start());
+        }
+    }
+
+    #[test]
+    fn memory_is_every_shard_and_segment() {
+        for builder in [
+            SharedStringTable::builder().shards(4),
+            SharedStringTable::builder()
+                .shards(4)
+                .capacity(2000, 30_000),
+        ] {
+            let table = builder.build();
+            assert_eq!(table.memory_usage(), counted_bytes(&table));
+            for i in 0..if cfg!(miri) { 300 } else { 5000 } {
+                table.intern(&format!("string-{i}"));
+            }
+            assert_eq!(table.memory_usage(), counted_bytes(&table));
+        }
     }
 }

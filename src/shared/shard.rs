@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use hashbrown::HashTable;
 
 use crate::arena::{Arena, Found};
-use crate::error::Error;
-use crate::table::{Slot, find_slot_with, hash_str};
+use crate::error::{Error, ErrorKind};
+use crate::table::{Slot, find_slot_with, hash_str, table_bytes_for};
 
 /// The hashes of a string: the 64-bit hash handed to the shard's hash
 /// table (the same as [`StringTable`](crate::StringTable)'s), and the bits
@@ -82,7 +82,12 @@ impl ProbeHint {
 
     /// Stores `shard`'s probe start; the caller holds its lock.
     pub(crate) fn update(&self, shard: &Shard) {
-        let (ctrl, mask) = shard.probe_start();
+        self.store(shard.probe_start());
+    }
+
+    /// Stores a probe start, `(ctrl, mask)` as [`Shard::probe_start`]
+    /// gives it.
+    pub(crate) fn store(&self, (ctrl, mask): (usize, usize)) {
         self.ctrl.store(ctrl, Ordering::Relaxed);
         self.mask.store(mask, Ordering::Relaxed);
     }
@@ -134,14 +139,24 @@ impl Shard {
     /// first string, so a table's fixed cost stays small whatever its
     /// shard count.
     pub(crate) fn new() -> Result<Shard, Error> {
-        Ok(Shard {
-            arena: {
-                let mut arena = Arena::with_capacity(0)?;
-                arena.cap_chunk_doubling(SHARD_DOUBLING_CAP);
-                arena
-            },
-            table: HashTable::new(),
-        })
+        Self::with_capacity(0, 0)
+    }
+
+    /// A shard with room for `strings` strings in its hash table and an
+    /// arena whose first chunk holds `arena_bytes` bytes (none if 0). The
+    /// arena's current block stays the static empty one, so the first
+    /// string still takes the push's slow path, which publishes its block
+    /// for the hint cache (`SharedStringTable::insert_slow`).
+    pub(crate) fn with_capacity(strings: usize, arena_bytes: usize) -> Result<Shard, Error> {
+        let mut arena = Arena::with_capacity(arena_bytes)?;
+        arena.cap_chunk_doubling(SHARD_DOUBLING_CAP);
+        arena.park();
+        let mut table = HashTable::new();
+        // An empty table re-hashes nothing.
+        table
+            .try_reserve(strings, |_| 0)
+            .map_err(|_| Error::new(ErrorKind::AllocFailed, table_bytes_for(strings)))?;
+        Ok(Shard { table, arena })
     }
 
     /// The record of `s` (not `""`) if this shard holds it (its id and
@@ -166,6 +181,23 @@ impl Shard {
             ),
             None => (0, 0),
         }
+    }
+
+    /// [`probe_start`](Self::probe_start) of a pre-sized shard that holds
+    /// no string yet: its table has buckets, but no full one to derive the
+    /// address from, so a stand-in slot is inserted and removed (the
+    /// table keeps its allocation). Without this, a shard whose table
+    /// never grows would never have its probe prefetched.
+    pub(crate) fn probe_start_presized(&mut self) -> (usize, usize) {
+        if self.table.num_buckets() == 0 || !self.table.is_empty() {
+            return self.probe_start();
+        }
+        // There is room: nothing is re-hashed.
+        self.table
+            .insert_unique(0, Slot::EMPTY, |_| unreachable!("room was reserved"));
+        let start = self.probe_start();
+        self.table.clear();
+        start
     }
 
     /// Heap bytes: the arena and the hash table.
