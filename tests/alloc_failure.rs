@@ -19,6 +19,8 @@
 //! is done for `SharedStringTable` (its shard arenas and hash tables and
 //! its id-index segments), checking too that a failure takes no id.
 //! then every allocation point of a long run is failed in turn.
+//! A pre-sized `SharedStringTable` build is failed at its large
+//! allocations.
 //! `try_merge` is failed at each of its allocations: the strings it merged
 //! stay, and its error's partial remap maps exactly those.
 //! `shrink_to` is failed at each of its allocations, on a table that holds
@@ -634,6 +636,31 @@ fn shrink_holding_strings() {
     t.check_all();
 }
 
+/// `SharedBuilder::capacity`'s allocations (each shard's arena chunk and
+/// hash table, the id index's segments, the hint level) refused from a
+/// size up: `try_build` returns `AllocFailed`, never aborts or panics;
+/// with nothing refused it builds a table that interns at once.
+fn shared_presized_build_fails_cleanly() {
+    let (strings, bytes) = (scaled(100_000, 2_000), scaled(4 << 20, 64 << 10));
+    let build = || {
+        SharedStringTable::builder()
+            .shards(8)
+            .capacity(strings, bytes)
+            .try_build()
+    };
+    for at_least in [1 << 10, 4 << 10, 16 << 10] {
+        let (r, stats) = armed(Fail::AtLeast(at_least), build);
+        let e = r.expect_err("a pre-sized allocation was refused");
+        assert_eq!(e.kind(), ErrorKind::AllocFailed, "AtLeast({at_least})");
+        assert!(stats.refused > 0);
+    }
+    let (r, stats) = armed(Fail::AtLeast(bytes), build);
+    assert_eq!(stats.refused, 0);
+    let table = r.expect("nothing refused");
+    let id = table.intern("after");
+    assert_eq!(table.resolve(id), Some("after"));
+}
+
 /// `try_merge` failed at each of its allocations in turn (the remap, then
 /// the target's arena, index and hash-table growth as the other table's
 /// strings arrive), from a fresh target each time, until one runs clean.
@@ -798,6 +825,11 @@ const CASES: &[Case] = &[
         None,
     ),
     ("try_build_fails_cleanly", try_build_fails_cleanly, None),
+    (
+        "shared_presized_build_fails_cleanly",
+        shared_presized_build_fails_cleanly,
+        None,
+    ),
     (
         "merge_every_allocation_point",
         merge_every_allocation_point,

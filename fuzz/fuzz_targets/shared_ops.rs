@@ -2,7 +2,8 @@
 //! one thread, checked step by step against a simple model (a
 //! `Vec<String>` in id order and a `HashMap<String, id>`). The concurrent
 //! behaviour is covered by tests/shared.rs, loom and ThreadSanitizer; this
-//! target explores shard counts, limits, hashers and string shapes.
+//! target explores shard counts, limits, capacity hints, hashers and
+//! string shapes.
 //!
 //! Checked after every operation:
 //! - ids are dense and in insertion order: a new string gets id `len()`,
@@ -40,6 +41,8 @@ struct Input {
     /// In units of 64 bytes (so 0..4 MiB).
     max_bytes: Option<u16>,
     hasher: HasherKind,
+    /// `SharedBuilder::capacity`: strings, and bytes in units of 64.
+    capacity: Option<(u16, u16)>,
     ops: Vec<Op>,
 }
 
@@ -148,9 +151,13 @@ fn run<S: BuildHasher>(input: &Input, hasher: S) {
     if let Some(b) = input.max_bytes {
         limits = limits.max_bytes(usize::from(b) * 64);
     }
-    let table = SharedStringTable::builder()
+    let mut builder = SharedStringTable::builder()
         .shards(1 << (input.shards_log2 % 11))
-        .limits(limits)
+        .limits(limits);
+    if let Some((strings, bytes)) = input.capacity {
+        builder = builder.capacity(usize::from(strings), usize::from(bytes) * 64);
+    }
+    let table = builder
         .hasher(hasher)
         .try_build()
         .expect("building a shared table must not fail");

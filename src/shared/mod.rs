@@ -167,7 +167,10 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   growth lock against the table-wide byte count, so [`Limits`] hold
 ///   across shards. Growth is rare (chunks and tables double), so the lock
 ///   is seldom taken; a push that fits its shard's current block never
-///   takes it.
+///   takes it. [`SharedBuilder::capacity`] pre-sizes the shards, the id
+///   index and the hint cache, so a table built at its last period's
+///   size seldom grows at all (growth holds the shard's lock while it
+///   re-hashes the shard's strings).
 /// - **One cache line per locked lookup.** A shard's lock word, its hash
 ///   table's header and its arena's block bases share the shard's first
 ///   cache line (`#[repr(C)]`, asserted at compile time), so a lookup
