@@ -486,6 +486,18 @@ fn presize_beyond_the_byte_limit_starts_plain() {
     assert_eq!(table.limits().get_max_bytes(), limit);
     while table.try_intern(&format!("label-{}", table.len())).is_ok() {}
     assert!(table.memory_usage() <= limit);
+    // A hint that fits is kept.
+    let small = SharedStringTable::builder()
+        .shards(4)
+        .limits(Limits::new().max_bytes(limit))
+        .capacity(100, 2_000)
+        .build();
+    let before = small.memory_usage();
+    assert!(before > plain.memory_usage());
+    for i in 0..100 {
+        small.intern(&format!("l{i:05}"));
+    }
+    assert_eq!(small.memory_usage(), before);
 }
 
 #[test]

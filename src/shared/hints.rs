@@ -145,6 +145,18 @@ pub(crate) const fn level_fill(k: usize) -> usize {
     }
 }
 
+/// The level for a table of `len` strings and `shards` shards: the first
+/// whose fill bound `len` is within (the last if none), and that has more
+/// sets than the table has shards, so that the strings of one set are all
+/// of one shard (see [`Hints::get`]).
+pub(crate) const fn level_for(len: usize, shards: usize) -> usize {
+    let mut k = 0;
+    while k + 1 < LEVELS && (len > level_fill(k) || level_sets(k) < shards) {
+        k += 1;
+    }
+    k
+}
+
 /// Sets of level `k`, after its header set.
 const fn level_sets(k: usize) -> usize {
     level_len(k) / WAYS
@@ -404,12 +416,7 @@ impl Hints {
     /// current one yet.
     #[inline]
     pub(crate) fn wants_level(&self, len: usize) -> Option<usize> {
-        // A level has at least as many sets as the table has shards, so
-        // that the strings of one set are all of one shard (see `get`).
-        let mut k = 0;
-        while k + 1 < LEVELS && (len > level_fill(k) || level_sets(k) <= self.shard_mask) {
-            k += 1;
-        }
+        let k = level_for(len, self.shard_mask + 1);
         (self.current_len() < level_len(k)).then_some(k)
     }
 

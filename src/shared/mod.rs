@@ -504,11 +504,9 @@ impl<S: BuildHasher> SharedBuilder<S> {
                 index.install(k)?;
                 memory += segment_bytes(k);
             }
-            if let Some(k) = hints.wants_level(plan.strings) {
-                // The first level: no hints to carry over.
-                hints.install(k)?;
-                memory += level_bytes(k);
-            }
+            // The first level: no hints to carry over.
+            hints.install(plan.level)?;
+            memory += level_bytes(plan.level);
         }
         if presize.is_some() && memory > max {
             // The plan's estimate was short (allocations round up): start
@@ -538,14 +536,14 @@ impl<S: BuildHasher> SharedBuilder<S> {
 
 /// What [`SharedBuilder::capacity`] allocates up front.
 struct Presize {
-    /// Strings the table is sized for, `""` included.
-    strings: usize,
     /// Index segments covering ids `0..strings`.
     segments: usize,
     /// Hash-table room per shard.
     shard_strings: usize,
     /// First arena chunk per shard.
     shard_bytes: usize,
+    /// The hint level for `strings`.
+    level: usize,
     /// Shards.
     shards: usize,
 }
@@ -562,18 +560,17 @@ impl Presize {
         let margin = 3 * even.isqrt() + 4;
         let shard_strings = even.saturating_add(margin);
         let even_bytes = bytes.div_ceil(shards);
-        let shard_bytes = if bytes == 0 {
-            0
-        } else {
-            let share = even_bytes.saturating_add(even_bytes / even.max(1) * margin);
-            crate::table::arena_bytes_for(shard_strings, share)
+        // The same margin relative to the share.
+        let share = match even_bytes.checked_div(even) {
+            Some(per_string) => even_bytes.saturating_add(per_string.saturating_mul(margin)),
+            None => even_bytes,
         };
         let all = strings.saturating_add(1);
         Presize {
-            strings: all,
             segments: index::segments_for(all),
             shard_strings,
-            shard_bytes,
+            shard_bytes: crate::table::arena_bytes_for(shard_strings, share),
+            level: hints::level_for(all, shards),
             shards,
         }
     }
@@ -588,7 +585,7 @@ impl Presize {
         per_shard
             .saturating_mul(self.shards)
             .saturating_add(index)
-            .saturating_add(level_bytes(hints::LEVELS - 1))
+            .saturating_add(level_bytes(self.level))
     }
 }
 
