@@ -146,9 +146,9 @@ pub(crate) const fn level_fill(k: usize) -> usize {
 }
 
 /// The level for a table of `len` strings and `shards` shards: the first
-/// whose fill bound `len` is within (the last if none), and that has more
-/// sets than the table has shards, so that the strings of one set are all
-/// of one shard (see [`Hints::get`]).
+/// whose fill bound `len` is within (the last if none) and that has at
+/// least as many sets as the table has shards, so that the strings of one
+/// set are all of one shard (see [`Hints::get`]).
 pub(crate) const fn level_for(len: usize, shards: usize) -> usize {
     let mut k = 0;
     while k + 1 < LEVELS && (len > level_fill(k) || level_sets(k) < shards) {

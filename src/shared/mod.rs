@@ -444,13 +444,15 @@ impl<S: BuildHasher> SharedBuilder<S> {
     }
 
     /// Builds the table, returning an error if the initial allocations
-    /// fail. The shards' arenas and hash tables allocate nothing until
-    /// their first string.
+    /// fail. Without a [`capacity`](Self::capacity) hint, the shards'
+    /// arenas and hash tables allocate nothing until their first string.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::AllocFailed`] if the allocator refuses the shard list
-    /// or the hint cache's block biases.
+    /// [`ErrorKind::AllocFailed`] if the allocator refuses the shard list,
+    /// the hint cache's block biases, or an allocation the capacity hint
+    /// asks for; [`ErrorKind::CapacityOverflow`] for a byte hint beyond a
+    /// shard arena's address space.
     /// Each shard's fixed bookkeeping (under 100 bytes, as for
     /// `StringTable`) is allocated infallibly and aborts if even that
     /// fails.
@@ -551,10 +553,10 @@ struct Presize {
 impl Presize {
     /// The plan for `strings` strings of `bytes` bytes in all over `shards`
     /// shards. A shard's share of a random split of `m` strings has a
-    /// standard deviation of about `sqrt(m / shards)`; three of them on top
-    /// of the even share leave a shard short in about one table in a
-    /// thousand per shard, and then only that shard grows. Bytes get the
-    /// same relative margin.
+    /// standard deviation of about `sqrt(m / shards)`; with three of them
+    /// on top of the even share, a shard draws more than its room with
+    /// probability about 0.13%, and then only that shard grows. Bytes get
+    /// the same relative margin.
     fn new(strings: usize, bytes: usize, shards: usize) -> Presize {
         let even = strings.div_ceil(shards);
         let margin = 3 * even.isqrt() + 4;
