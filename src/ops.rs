@@ -60,18 +60,6 @@ impl BatchError {
     pub fn interned(&self) -> usize {
         self.interned
     }
-
-    /// Why the string at index [`interned`](BatchError::interned) failed.
-    #[must_use]
-    pub fn error(&self) -> &Error {
-        &self.error
-    }
-
-    /// The underlying error.
-    #[must_use]
-    pub fn into_error(self) -> Error {
-        self.error
-    }
 }
 
 impl fmt::Display for BatchError {
@@ -84,17 +72,43 @@ impl fmt::Display for BatchError {
     }
 }
 
-impl std::error::Error for BatchError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.error)
-    }
+/// What the errors of an operation over many strings share: the
+/// [`Error`] of the first string that failed, as `error`, `into_error`,
+/// the source and a conversion into it (so `?` works in a function
+/// returning [`Error`]).
+macro_rules! wraps_error {
+    ($t:ident) => {
+        impl $t {
+            /// Why the first string not added (the one after those
+            /// reported) failed.
+            #[must_use]
+            pub fn error(&self) -> &Error {
+                &self.error
+            }
+
+            /// The underlying error.
+            #[must_use]
+            pub fn into_error(self) -> Error {
+                self.error
+            }
+        }
+
+        impl std::error::Error for $t {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.error)
+            }
+        }
+
+        impl From<$t> for Error {
+            fn from(e: $t) -> Error {
+                e.error
+            }
+        }
+    };
 }
 
-impl From<BatchError> for Error {
-    fn from(e: BatchError) -> Error {
-        e.error
-    }
-}
+wraps_error!(BatchError);
+wraps_error!(MergeError);
 
 /// The error of a failed merge: the [`Remap`] of the strings merged before
 /// the failure, and why the next one failed.
@@ -152,18 +166,6 @@ impl MergeError {
     pub fn into_remap(self) -> Remap {
         self.remap
     }
-
-    /// Why the next string failed.
-    #[must_use]
-    pub fn error(&self) -> &Error {
-        &self.error
-    }
-
-    /// The underlying error.
-    #[must_use]
-    pub fn into_error(self) -> Error {
-        self.error
-    }
 }
 
 impl fmt::Display for MergeError {
@@ -174,18 +176,6 @@ impl fmt::Display for MergeError {
             self.merged(),
             self.error
         )
-    }
-}
-
-impl std::error::Error for MergeError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.error)
-    }
-}
-
-impl From<MergeError> for Error {
-    fn from(e: MergeError) -> Error {
-        e.error
     }
 }
 
