@@ -145,18 +145,6 @@ pub(crate) const fn level_fill(k: usize) -> usize {
     }
 }
 
-/// The level for a table of `len` strings and `shards` shards: the first
-/// whose fill bound `len` is within (the last if none) and that has at
-/// least as many sets as the table has shards, so that the strings of one
-/// set are all of one shard (see [`Hints::get`]).
-pub(crate) const fn level_for(len: usize, shards: usize) -> usize {
-    let mut k = 0;
-    while k + 1 < LEVELS && (len > level_fill(k) || level_sets(k) < shards) {
-        k += 1;
-    }
-    k
-}
-
 /// Sets of level `k`, after its header set.
 const fn level_sets(k: usize) -> usize {
     level_len(k) / WAYS
@@ -412,11 +400,22 @@ impl Hints {
         set.0[way].store(tag_of(hash) | loc, Ordering::Release);
     }
 
+    /// Shards of the table (the sets of a level are numbered by their
+    /// strings' shard bits).
+    pub(crate) fn shards(&self) -> usize {
+        self.shard_mask + 1
+    }
+
     /// The level a table of `len` strings should use, if it is not the
     /// current one yet.
     #[inline]
     pub(crate) fn wants_level(&self, len: usize) -> Option<usize> {
-        let k = level_for(len, self.shard_mask + 1);
+        // A level has at least as many sets as the table has shards, so
+        // that the strings of one set are all of one shard (see `get`).
+        let mut k = 0;
+        while k + 1 < LEVELS && (len > level_fill(k) || level_sets(k) <= self.shard_mask) {
+            k += 1;
+        }
         (self.current_len() < level_len(k)).then_some(k)
     }
 

@@ -468,9 +468,10 @@ impl<S: BuildHasher> SharedBuilder<S> {
         let n = self.shards;
         let max = self.limits.get_max_bytes();
         // Each shard's share of the hint, if the whole fits the limit.
+        let hints = Hints::new(n)?;
         let presize = self.capacity.and_then(|(strings, bytes)| {
             let strings = strings.min(self.limits.get_max_strings());
-            let plan = Presize::new(strings, bytes, n);
+            let plan = Presize::new(strings, bytes, &hints);
             (plan.bytes() <= max).then_some(plan)
         });
         let mut shards = Vec::new();
@@ -493,7 +494,6 @@ impl<S: BuildHasher> SharedBuilder<S> {
             }));
         }
         let shards = shards.into_boxed_slice();
-        let hints = Hints::new(n)?;
         let index = Index::new();
         let mut memory = shards.len() * size_of::<Padded<ShardCell>>()
             + bases_bytes(n)
@@ -551,13 +551,14 @@ struct Presize {
 }
 
 impl Presize {
-    /// The plan for `strings` strings of `bytes` bytes in all over `shards`
-    /// shards. A shard's share of a random split of `m` strings has a
+    /// The plan for `strings` strings of `bytes` bytes in all over the
+    /// shards of a table whose (empty) hint cache is `hints`. A shard's share of a random split of `m` strings has a
     /// standard deviation of about `sqrt(m / shards)`; with three of them
     /// on top of the even share, a shard draws more than its room with
     /// probability about 0.13%, and then only that shard grows. Bytes get
     /// the same relative margin.
-    fn new(strings: usize, bytes: usize, shards: usize) -> Presize {
+    fn new(strings: usize, bytes: usize, hints: &Hints) -> Presize {
+        let shards = hints.shards();
         let even = strings.div_ceil(shards);
         let margin = 3 * even.isqrt() + 4;
         let shard_strings = even.saturating_add(margin);
@@ -572,7 +573,8 @@ impl Presize {
             segments: index::segments_for(all),
             shard_strings,
             shard_bytes: crate::table::arena_bytes_for(shard_strings, share),
-            level: hints::level_for(all, shards),
+            // A new cache is on no level yet, so it wants one.
+            level: hints.wants_level(all).unwrap_or(0),
             shards,
         }
     }
