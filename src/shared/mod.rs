@@ -467,8 +467,8 @@ impl<S: BuildHasher> SharedBuilder<S> {
     pub fn try_build(self) -> Result<SharedStringTable<S>, Error> {
         let n = self.shards;
         let max = self.limits.get_max_bytes();
-        // Each shard's share of the hint, if the whole fits the limit.
         let hints = Hints::new(n)?;
+        // What the capacity hint allocates, if the whole fits the limit.
         let presize = self.capacity.and_then(|(strings, bytes)| {
             let strings = strings.min(self.limits.get_max_strings());
             let plan = Presize::new(strings, bytes, &hints);
