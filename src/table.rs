@@ -588,8 +588,10 @@ impl<S: BuildHasher> StringTable<S> {
     /// # Panics
     ///
     /// Panics exactly where [`try_intern`](Self::try_intern) would return
-    /// an error, with that error's message. Tables without [`Limits`] only
-    /// fail when memory runs out.
+    /// an error, with that error's message. Tables without [`Limits`] fail
+    /// only when memory runs out or at the crate's fixed bounds (a string
+    /// of 4 GiB or more, an arena past its 65,535 blocks, about 4 GiB, or
+    /// `u32::MAX` ids: see [`ErrorKind`](crate::ErrorKind)).
     ///
     /// # Examples
     ///

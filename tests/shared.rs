@@ -570,6 +570,78 @@ fn hints_stay_in_their_shard() {
     assert_eq!(table.len(), strings.len() + 1);
 }
 
+/// A hasher whose output changes while the table lives: the salt, shared
+/// with the test, is the hash's shard bit (bit 40) of a table of two
+/// shards. A logic error, but safe code, so it may cost lookups, never
+/// memory safety.
+#[derive(Clone, Default)]
+struct Salted(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl std::hash::BuildHasher for Salted {
+    type Hasher = SaltedHasher;
+    fn build_hasher(&self) -> SaltedHasher {
+        SaltedHasher {
+            salt: self.0.load(std::sync::atomic::Ordering::Relaxed),
+            hash: 0xcbf2_9ce4_8422_2325,
+        }
+    }
+}
+
+/// [`Salted`]'s hasher: FNV-1a over the bytes, bit 40 the salt.
+struct SaltedHasher {
+    salt: u64,
+    hash: u64,
+}
+
+impl Hasher for SaltedHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.hash = (self.hash ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.hash & !(1 << 40) | self.salt << 40
+    }
+}
+
+/// When a hint level replaces another, its hints are carried over by
+/// hashing their strings again. With a hasher that now sends the strings
+/// of shard 0 to shard 1, a carried hint filed under shard 1 would name a
+/// shard-0 record that lookups then read through shard 1's block biases:
+/// a wild read (this crashed before carry-over dropped such hints). The
+/// first strings fill several of shard 0's blocks; the switch to the
+/// second level comes at id 512. Whatever `get` finds afterwards must be
+/// the string looked up.
+#[test]
+fn a_hasher_that_changes_its_output_stays_memory_safe() {
+    let salt = Salted::default();
+    let table = SharedStringTable::builder()
+        .shards(2)
+        .hasher(salt.clone())
+        .build();
+    let first: Vec<String> = (0..400)
+        .map(|i| format!("phase-one/{i:04}/{}", "x".repeat(40)))
+        .collect();
+    for s in &first {
+        table.intern(s);
+    }
+    salt.0.store(1, std::sync::atomic::Ordering::Relaxed);
+    let mut i = 0;
+    while table.len() <= 600 {
+        let s = format!("phase-two/{i}");
+        let id = table.intern(&s);
+        assert_eq!(table.resolve(id), Some(s.as_str()));
+        i += 1;
+    }
+    for s in &first {
+        if let Some(id) = table.get(s) {
+            assert_eq!(table.resolve(id), Some(s.as_str()));
+        }
+    }
+    let len = table.len();
+    assert_eq!(table.into_resolver().len(), len);
+}
+
 /// Strings too long for what is left of their block run on into the next
 /// block (`Arena::spill`, in a shard's arena once its chunks hold more than
 /// one block); the strings after them fill what is left of that block.

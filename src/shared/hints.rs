@@ -76,8 +76,9 @@
 //! 32K level; checked when a power-of-two id is given out, so at 512,
 //! 2Ki and 16Ki strings: see [`level_fill`]). The thread that installs a
 //! level then carries the old level's hints over ([`Hints::carry_over`]:
-//! each string re-hashed from its record, at most 16Ki strings, once per
-//! level, after the growth lock is released, which also keeps the byte
+//! each hint re-hashed from its record, at most the old level's 32Ki
+//! entries (16Ki strings, some twice if two threads put the same one),
+//! once per level, after the growth lock is released, which also keeps the byte
 //! count right should a user's hasher panic), so that the strings hinted
 //! before the switch are not all sent to their shard's lock once more: on
 //! the concurrent benchmark's stream (one thread, 100k strings) locked
@@ -448,7 +449,10 @@ impl Hints {
     /// without the growth lock: other threads may be putting hints into
     /// level `k` meanwhile (at worst one hint overwrites another), or even
     /// have switched to a later level (then these hints only fill a level
-    /// no lookup reads).
+    /// no lookup reads). A hint whose new hash names another shard than
+    /// its set's (a user hasher that no longer hashes the string as it
+    /// did) is dropped, so every entry of a set stays a record of the
+    /// set's shard, which [`get`](Self::get)'s callers rely on.
     pub(crate) fn carry_over(&self, k: usize, rehash: impl Fn(*const u8, Loc) -> (u64, usize)) {
         let Some(new) = self.installed(k) else { return };
         let Some(old) = (0..k).rev().find_map(|j| self.installed(j)) else {
@@ -464,6 +468,14 @@ impl Hints {
                 }
                 let bias = self.bias(i, loc).load(Ordering::Relaxed);
                 let (hash, bits) = rehash(bias, loc);
+                // A hint must stay with its shard: a lookup reads its
+                // location through the bias of its own shard. The hash
+                // is the one that chose the shard unless the user's
+                // hasher gives a string another hash than before (a logic
+                // error, but safe code): then the hint is dropped.
+                if (bits ^ i) & self.shard_mask != 0 {
+                    continue;
+                }
                 let set = new.set(bits);
                 if let Some(way) = set.0.iter().find(|e| e.load(Ordering::Relaxed) == 0) {
                     way.store(tag_of(hash) | loc, Ordering::Release);

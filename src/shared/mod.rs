@@ -4,9 +4,10 @@
 //! Files: `index.rs` (the lock-free id index and the id counters: the
 //! publish protocol, model-checked with loom), `shard.rs` (one shard's
 //! arena and hash table, and the hashing), `lock.rs` (the shard lock,
-//! whose common unlock is a plain store), `frozen.rs` (what a
-//! [`Resolver`] keeps of a consumed table), `sync.rs` (the std/loom
-//! atomics switch).
+//! whose common unlock is a plain store), `hints.rs` (the lock-free hint
+//! cache of the hit path), `frozen.rs` (what a [`Resolver`] keeps of a
+//! consumed table), `sync.rs` (the std/loom atomics switch of the parts
+//! loom checks: the index; the hint cache uses std's atomics).
 
 mod frozen;
 mod hints;
@@ -115,8 +116,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// - **Shards.** A string's hash selects one of a power of two of shards
 ///   ([`default_shards`](Self::default_shards): four per core, or
 ///   [`SharedBuilder::shards`]); each is a mutex around a bumpalo arena
-///   and a hashbrown table of slots (id and arena location, as in
-///   `StringTable`). Inserting locks only that shard, so threads
+///   and a hashbrown table of slots (the record's arena location and a
+///   copy of its length byte, as in `StringTable`; the id is in the
+///   record). Inserting locks only that shard, so threads
 ///   inserting different strings rarely wait for each other. The lock's
 ///   unlock is a plain store, not a read-modify-write, which on x86 would
 ///   wait for the insertion's stores to reach the cache; so a waiter
@@ -135,8 +137,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   string, and the id, so a hit reads the hint, the block base (in L1)
 ///   and the record, like a `StringTable` hit reads a hash slot and the
 ///   record. A hint that is missing or stale only sends the
-///   lookup on to the shard's hash table, which stays the authority; the
-///   lookups there refresh the hints. Only a shard's first 256 blocks
+///   lookup on to the shard's hash table, which stays the authority;
+///   `intern`'s lookups there refresh the hints (`get`'s do not: it
+///   writes nothing). Only a shard's first 256 blocks
 ///   (about 14 MiB of strings per shard, its first chunks being smaller
 ///   than a block) fit a hint entry: in a larger
 ///   table, the strings added after those are always found through their
@@ -148,10 +151,12 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// - **A lock-free id index.** Ids come from one global counter, and the
 ///   id-to-record index is a list of segments of doubling size, allocated
 ///   on demand and never moved, whose entries hold the address of each
-///   string's record (its length prefix, then its bytes). A writer stores
-///   an entry with `Release` before any other thread can learn the id, and
-///   [`resolve`](Self::resolve) reads it with `Acquire`: it takes no lock
-///   and never waits for a writer.
+///   string's record (its id, its length, then its bytes). A writer
+///   stores an entry with `Release` before it returns the id, so before
+///   any thread can be handed it, and [`resolve`](Self::resolve) reads it
+///   with `Acquire`: it takes no lock and never waits for a writer. (A
+///   thread that guesses an id from [`len`](Self::len) may find it not
+///   yet published: `resolve` is then `None`.)
 /// - **No hole on failure.** An insertion first *reserves* an id (a
 ///   compare-and-swap that succeeds only while the string limit allows and
 ///   the id's index segment exists), then does everything that can fail,
@@ -241,7 +246,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// address instead of a 5-byte location and length, and up to half of
 /// the newest index segment unused), the hint cache (at most 680 KiB in
 /// all, reached at 16Ki strings: 8 KiB from the first string, 40 KiB from
-/// 512, 168 KiB from 2Ki; and 2 KiB per shard for the block biases), and
+/// 512, 168 KiB from 2Ki, with up to 512 shards, since a level has at
+/// least a set per shard; and 2 KiB per shard for the block biases), and
 /// the unused tails of each shard's arena chunks. Until its first string a
 /// shard holds only its lock with the shard's bookkeeping (256 bytes), its
 /// arena's bookkeeping (80 bytes) and its block biases (2 KiB): 2,384
@@ -339,7 +345,9 @@ impl<S: BuildHasher> SharedBuilder<S> {
     /// Pre-sizes the table for `strings` strings totalling `bytes` bytes:
     /// the id index, the hint cache's level for that many strings, and each
     /// shard's hash table and first arena chunk, sized for its share of a
-    /// random split (the even share plus three standard deviations), so
+    /// random split (the even share plus three standard deviations, and
+    /// at most twice the even share, so the whole is at most about twice
+    /// the hint however few strings each shard gets), so
     /// that filling the table to that size seldom allocates (a shard that
     /// draws more than its margin grows as usual; strings over 64 KiB get
     /// chunks of their own, as in [`Builder::capacity`](crate::Builder::capacity)).
@@ -552,15 +560,20 @@ struct Presize {
 
 impl Presize {
     /// The plan for `strings` strings of `bytes` bytes in all over the
-    /// shards of a table whose (empty) hint cache is `hints`. A shard's share of a random split of `m` strings has a
-    /// standard deviation of about `sqrt(m / shards)`; with three of them
-    /// on top of the even share, a shard draws more than its room with
-    /// probability about 0.13%, and then only that shard grows. Bytes get
-    /// the same relative margin.
+    /// shards of a table whose (empty) hint cache is `hints`. A shard's
+    /// share of a random split of `m` strings has a standard deviation of
+    /// about `sqrt(m / shards)`; with three of them on top of the even
+    /// share, a shard draws more than its room with probability about
+    /// 0.13%, and then only that shard grows. Bytes get the same relative
+    /// margin. The margin is at most the even share itself, so the plan
+    /// never reserves more than twice the hint: with fewer strings than
+    /// shards (an even share of one), three deviations and four strings
+    /// would have given every shard room for eight, and a hint of a few
+    /// huge strings eight times its bytes in every shard.
     fn new(strings: usize, bytes: usize, hints: &Hints) -> Presize {
         let shards = hints.shards();
         let even = strings.div_ceil(shards);
-        let margin = 3 * even.isqrt() + 4;
+        let margin = (3 * even.isqrt() + 4).min(even);
         let shard_strings = even.saturating_add(margin);
         let even_bytes = bytes.div_ceil(shards);
         // The same margin relative to the share.
@@ -724,8 +737,10 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// # Panics
     ///
     /// Panics exactly where [`try_intern`](Self::try_intern) would return
-    /// an error, with that error's message. Tables without [`Limits`] only
-    /// fail when memory runs out.
+    /// an error, with that error's message. Tables without [`Limits`] fail
+    /// only when memory runs out or at the crate's fixed bounds (a string
+    /// of 4 GiB or more, a shard's arena past its 65,535 blocks, about
+    /// 4 GiB, or `u32::MAX` ids: see [`ErrorKind`]).
     ///
     /// # Examples
     ///
@@ -1484,6 +1499,30 @@ mod tests {
                 table.intern(&format!("string-{i}"));
             }
             assert_eq!(table.memory_usage(), counted_bytes(&table));
+        }
+    }
+
+    /// A capacity hint reserves at most about twice itself, also with
+    /// fewer strings than shards: ten strings of 512 MiB over 1024 shards
+    /// once planned 8 strings' room and 40 MiB of arena in every shard
+    /// (40 GiB for a 5 GiB hint). Planned only: nothing is allocated.
+    #[test]
+    #[cfg_attr(miri, ignore = "arithmetic only, and 2 MiB of block biases")]
+    fn presize_plan_stays_near_the_hint() {
+        for (shards, strings, bytes) in [
+            (1024, 10, 5usize << 30),
+            (64, 100, 10 << 20),
+            (8, 100_000, 6 << 20),
+            (8, 1, 100),
+        ] {
+            let hints = Hints::new(shards).unwrap();
+            let plan = Presize::new(strings, bytes, &hints);
+            let arena = plan.shard_bytes * shards;
+            assert!(plan.shard_strings <= 2 * strings.div_ceil(shards));
+            assert!(
+                arena <= 2 * crate::table::arena_bytes_for(strings, bytes) + shards * 1024,
+                "{shards} shards, {strings} strings, {bytes} bytes: {arena} bytes of arena"
+            );
         }
     }
 }
