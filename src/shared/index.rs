@@ -81,15 +81,20 @@ pub(crate) fn segments_for(len: usize) -> usize {
     }
 }
 
-/// Entries in segment `k`.
+/// Entries in segment `k` (`usize::MAX` for the last segment on 32-bit
+/// targets, which no allocation can hold: its ids are never reached).
 #[inline]
 pub(crate) fn segment_len(k: usize) -> usize {
-    BASE << k
+    1usize
+        .checked_shl(BASE_BITS + k as u32)
+        .unwrap_or(usize::MAX)
 }
 
-/// Heap bytes of segment `k`.
+/// Heap bytes of segment `k`, saturating (only a capacity hint of
+/// billions of strings on a 32-bit target gets there, and is then refused
+/// by the byte limit or the allocator, not an overflow).
 pub(crate) fn segment_bytes(k: usize) -> usize {
-    segment_len(k) * size_of::<Entry>()
+    segment_len(k).saturating_mul(size_of::<Entry>())
 }
 
 /// A value on a cache line pair of its own (128 bytes: x86's adjacent-line

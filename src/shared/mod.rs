@@ -598,7 +598,9 @@ impl Presize {
         let per_shard = self
             .shard_bytes
             .saturating_add(crate::table::table_bytes_for(self.shard_strings));
-        let index: usize = (0..self.segments).map(segment_bytes).sum();
+        let index = (0..self.segments)
+            .map(segment_bytes)
+            .fold(0, usize::saturating_add);
         per_shard
             .saturating_mul(self.shards)
             .saturating_add(index)
