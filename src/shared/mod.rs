@@ -193,6 +193,19 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   miss but beside it (two threads on generated streams: 1.36x-1.38x ->
 ///   1.45x-1.48x).
 ///
+/// # Signal handlers and thread priorities
+///
+/// Do not call [`intern`](Self::intern) or [`get`](Self::get) from a
+/// signal handler (a `SIGPROF` sampler's, say): an insertion allocates,
+/// and a lookup the hint cache cannot answer waits for its shard's lock,
+/// which the interrupted thread may hold, forever. Record raw frames in
+/// the handler and intern them from an ordinary thread;
+/// [`resolve`](Self::resolve) takes no lock and allocates nothing. While a
+/// holder only inserts, waiters spin and yield rather than sleep (see
+/// *Shards* above), so a real-time (`SCHED_FIFO`) thread waiting for a
+/// lower-priority holder preempted on its core keeps it from running:
+/// intern from threads of ordinary priority.
+///
 /// # Measured
 ///
 /// On the concurrent benchmark (`benches/concurrent.rs`), on two 2-vCPU
