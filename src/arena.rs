@@ -913,6 +913,24 @@ impl Arena {
         }
     }
 
+    /// Prefetches the two cache lines just past the record of a string of
+    /// `len` bytes whose start is `record`: where the arena's next record
+    /// goes when it fits the block (else the hint is wasted, never wrong;
+    /// after a long record, 4 bytes early, its length's, which changes
+    /// at most which line comes first).
+    /// For an arena among several written in turn, as a shared table's
+    /// shards, whose next record comes many others later: the hardware
+    /// prefetchers follow one write stream, as `StringTable`'s arena is,
+    /// not eight interleaved ones, and a locked instruction (the next
+    /// shard lock's) waits for the stores of a record whose line missed
+    /// (`benches/README.md`, session 24).
+    #[inline(always)]
+    pub(crate) fn prefetch_after(record: *const u8, len: usize) {
+        let next = record.wrapping_add(SHORT_PREFIX + len);
+        crate::prefetch::prefetch(next);
+        crate::prefetch::prefetch(next.wrapping_add(64));
+    }
+
     /// The address of the record at `loc` (its first byte, the id): for
     /// a prefetch, for the shared table's index and hints, for `set_id`.
     /// Reads no string memory.

@@ -977,6 +977,9 @@ impl<S: BuildHasher> SharedStringTable<S> {
         };
         let Shard { arena, table } = &mut **shard;
         let record = arena.record_addr(loc);
+        // This shard's next record comes several insertions later, when
+        // its line may have left the L1.
+        Arena::prefetch_after(record, s.len());
         self.index.publish(id, record);
         table.insert_unique(hash, Slot::of(loc, s), |e| {
             rehash(&self.hasher, arena, e.loc())
