@@ -914,16 +914,16 @@ impl Arena {
     }
 
     /// Prefetches the two cache lines just past the record of a string of
-    /// `len` bytes whose start is `record`: where the arena's next record
-    /// goes when it fits the block (else the hint is wasted, never wrong;
-    /// after a long record, 4 bytes early, its length's, which changes
-    /// at most which line comes first).
-    /// For an arena among several written in turn, as a shared table's
-    /// shards, whose next record comes many others later: the hardware
-    /// prefetchers follow one write stream, as `StringTable`'s arena is,
-    /// not eight interleaved ones, and a locked instruction (the next
-    /// shard lock's) waits for the stores of a record whose line missed
-    /// (`benches/README.md`, session 24).
+    /// `len` bytes that starts at `record`: where the arena's next record
+    /// goes if it fits the block (otherwise the hint is wasted, never
+    /// wrong; after a long record it is 4 bytes early, which at most
+    /// changes which line comes first). For the shared table's shards:
+    /// eight arenas written in turn are eight interleaved write streams,
+    /// which the hardware prefetchers do not follow as they follow
+    /// `StringTable`'s one, so a shard's next record would be written to
+    /// lines that have left the cache, and the next shard lock's locked
+    /// instruction would wait for those stores (`benches/README.md`,
+    /// session 24).
     #[inline(always)]
     pub(crate) fn prefetch_after(record: *const u8, len: usize) {
         let next = record.wrapping_add(SHORT_PREFIX + len);
