@@ -425,6 +425,17 @@ impl<S: BuildHasher> SharedBuilder<S> {
     /// Uses `hasher` instead of the default (hashbrown's randomly seeded
     /// foldhash).
     ///
+    /// The hasher must hash a string the same way for the table's whole
+    /// life; one that does not (reseeded per call, or with state that
+    /// changes) cannot corrupt memory, but a string may then get two ids
+    /// or be missed by `get`. It is called while a shard's lock is held
+    /// (when the shard's hash table grows), so it must not use the table
+    /// itself: that waits forever. A panic in it leaves the table
+    /// consistent and usable, and every id dense: the string being
+    /// interned is either not added (a panic while its shard grows) or
+    /// added with the next id (a panic while the hint cache grows, after
+    /// the insertion).
+    ///
     /// # Examples
     ///
     /// ```
