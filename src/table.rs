@@ -356,7 +356,11 @@ impl<S: BuildHasher> Builder<S> {
 
     /// Uses `hasher` instead of the default (hashbrown's randomly seeded
     /// foldhash). A fixed-seed hasher makes runs reproducible but lets
-    /// crafted input collide; keep a seeded one for untrusted strings.
+    /// crafted input collide; keep a seeded one for untrusted strings. It
+    /// must hash a string the same way for the table's whole life; one
+    /// that does not (reseeded per call, or with state that changes)
+    /// cannot corrupt memory, but a string may then get two ids or be
+    /// missed by `get`.
     ///
     /// # Examples
     ///

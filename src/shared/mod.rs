@@ -423,7 +423,8 @@ impl<S: BuildHasher> SharedBuilder<S> {
     }
 
     /// Uses `hasher` instead of the default (hashbrown's randomly seeded
-    /// foldhash).
+    /// foldhash). A fixed-seed hasher makes runs reproducible but lets
+    /// crafted input collide; keep a seeded one for untrusted strings.
     ///
     /// The hasher must hash a string the same way for the table's whole
     /// life; one that does not (reseeded per call, or with state that
