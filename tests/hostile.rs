@@ -904,6 +904,58 @@ fn millions_of_tiny_strings() {
     assert!(arena_and_index <= bytes + n * 15 + strtab::MAX_CHUNK_CAPACITY + (64 << 10));
 }
 
+/// A hasher that reseeds on every call: each hash of a string differs.
+/// A logic error of the user's, but safe code, so it may cost lookups and
+/// duplicate ids, never memory safety.
+#[derive(Default)]
+struct Reseeding;
+
+impl BuildHasher for Reseeding {
+    type Hasher = std::hash::DefaultHasher;
+    fn build_hasher(&self) -> std::hash::DefaultHasher {
+        std::hash::RandomState::new().build_hasher()
+    }
+}
+
+/// Both tables with [`Reseeding`]: every id an intern returns resolves to
+/// its string, whatever `get` finds is the string looked up, and the
+/// resolver holds every id. Strings of mixed lengths (long ones too) in
+/// enough numbers for the hash tables and the shared table's hint cache
+/// to grow several times. (Random hashes seldom make a lookup read a
+/// misfiled hint: the regression test for those, with a hasher that
+/// changes once, is in `tests/shared.rs`.)
+#[test]
+fn a_reseeding_hasher_stays_memory_safe() {
+    let n = scaled(5_000, 1_000, 40);
+    let strings: Vec<String> = (0..n)
+        .map(|i| format!("frame::{i}::{}", "y".repeat(i * 7 % 300)))
+        .collect();
+    let mut table = StringTable::builder().hasher(Reseeding).build();
+    let shared = strtab::SharedStringTable::builder()
+        .shards(4)
+        .hasher(Reseeding)
+        .build();
+    for _ in 0..2 {
+        for s in &strings {
+            let id = table.intern(s);
+            assert_eq!(table.resolve(id), Some(s.as_str()));
+            let id = shared.intern(s);
+            assert_eq!(shared.resolve(id), Some(s.as_str()));
+        }
+    }
+    for s in &strings {
+        if let Some(id) = table.get(s) {
+            assert_eq!(&table[id], s.as_str());
+        }
+        if let Some(id) = shared.get(s) {
+            assert_eq!(shared.resolve(id), Some(s.as_str()));
+        }
+    }
+    assert_eq!(table.iter().count(), table.len());
+    let len = shared.len();
+    assert_eq!(shared.into_resolver().iter().count(), len);
+}
+
 /// An all-duplicate stream: after the first round, nothing grows.
 #[test]
 fn all_duplicates() {
