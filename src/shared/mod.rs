@@ -196,7 +196,7 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// # Signal handlers and thread priorities
 ///
 /// Do not call [`intern`](Self::intern) or [`get`](Self::get) from a
-/// signal handler (a `SIGPROF` sampler's, say): an insertion allocates,
+/// signal handler (a `SIGPROF` sampler's, say): an insertion may allocate,
 /// and a lookup the hint cache cannot answer waits for its shard's lock,
 /// which the interrupted thread may hold, forever. Record raw frames in
 /// the handler and intern them from an ordinary thread;
