@@ -17,11 +17,20 @@
 //! - `memory_usage() <= limits().get_max_bytes()` and
 //!   `len() <= limits().get_max_strings()`, always;
 //! - at the end, `into_resolver` iterates the model's strings in id order.
+//!
+//! With the `Unstable` hasher, whose output changes at each `Reseed` (a
+//! logic error the docs allow, but safe code), one string may get several
+//! ids and `get` may miss; everything else is still checked: ids stay
+//! dense, each id resolves to the string it was given for, `get` answers
+//! an id of its string or `None`, errors take no id, the limits hold,
+//! and `into_resolver` iterates exactly the ids given out.
 
 #![no_main]
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hasher};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
@@ -52,6 +61,8 @@ enum HasherKind {
     Sip,
     /// Every string in one shard and few buckets.
     Colliding,
+    /// SipHash under a salt that `Op::Reseed` changes.
+    Unstable,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -61,6 +72,15 @@ enum Op {
     Get(Text),
     Resolve(u32),
     Check,
+    /// Changes the `Unstable` hasher's salt (no effect with the others).
+    Reseed(u64),
+    /// Interns `count % 2048` numbered strings from `first` on, so that
+    /// short inputs reach the hint cache's level switches (512 and 2Ki
+    /// strings).
+    Bulk {
+        first: u16,
+        count: u16,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -118,6 +138,20 @@ impl BuildHasher for Colliding {
     }
 }
 
+/// SipHash of the salt, then the value: a new salt moves every string to
+/// another hash (and shard, and hint set).
+#[derive(Clone, Default)]
+struct Unstable(Arc<AtomicU64>);
+
+impl BuildHasher for Unstable {
+    type Hasher = DefaultHasher;
+    fn build_hasher(&self) -> DefaultHasher {
+        let mut h = DefaultHasher::new();
+        h.write_u64(self.0.load(Ordering::Relaxed));
+        h
+    }
+}
+
 struct Model {
     strings: Vec<String>,
     ids: HashMap<String, u32>,
@@ -135,15 +169,95 @@ fn check_invariants<S>(table: &SharedStringTable<S>, model: &Model) {
     assert_eq!(table.resolve(id(model.strings.len())), None);
 }
 
-fn check_full<S: BuildHasher>(table: &SharedStringTable<S>, model: &Model) {
+fn check_full<S: BuildHasher>(
+    table: &SharedStringTable<S>,
+    model: &Model,
+    salt: Option<&AtomicU64>,
+) {
     check_invariants(table, model);
     for (i, s) in model.strings.iter().enumerate() {
         assert_eq!(table.resolve(id(i)), Some(s.as_str()));
-        assert_eq!(table.get(s), Some(id(i)));
+        check_get(table, model, s, salt);
     }
 }
 
-fn run<S: BuildHasher>(input: &Input, hasher: S) {
+/// `get(s)` against the model: the model's id; with an unstable hasher,
+/// any id given out for `s`, or `None`.
+fn check_get<S: BuildHasher>(
+    table: &SharedStringTable<S>,
+    model: &Model,
+    s: &str,
+    salt: Option<&AtomicU64>,
+) {
+    let got = table.get(s);
+    if salt.is_none() {
+        assert_eq!(got, model.ids.get(s).map(|&i| StringId::from_u32(i)));
+    } else if let Some(got) = got {
+        assert_eq!(model.strings.get(got.index()).map(String::as_str), Some(s));
+    }
+}
+
+/// Interns `s` with `try_intern` and checks the answer against the model,
+/// which it updates.
+fn intern_checked<S: BuildHasher>(
+    table: &SharedStringTable<S>,
+    model: &mut Model,
+    s: String,
+    salt: Option<&AtomicU64>,
+) {
+    let len = table.len();
+    match table.try_intern(&s) {
+        Ok(got) if salt.is_some() => {
+            // A new id is the next one; an old one is of `s`.
+            if got.index() == len {
+                model.strings.push(s.clone());
+                model.total_bytes += s.len();
+            }
+            assert_eq!(model.strings.get(got.index()), Some(&s));
+            assert_eq!(table.resolve(got), Some(s.as_str()));
+        }
+        Ok(got) => {
+            let expect = match model.ids.get(&s) {
+                Some(&known) => known,
+                None => {
+                    let new = u32::try_from(model.strings.len()).unwrap();
+                    model.strings.push(s.clone());
+                    model.ids.insert(s.clone(), new);
+                    model.total_bytes += s.len();
+                    new
+                }
+            };
+            assert_eq!(got, StringId::from_u32(expect), "{s:?}");
+            assert_eq!(table.resolve(got), Some(s.as_str()));
+            assert_eq!(&table[got], s.as_str());
+        }
+        Err(e) => {
+            // With an unstable hasher a known string may be
+            // looked for in another shard: an insertion.
+            assert!(
+                salt.is_some() || !model.ids.contains_key(&s),
+                "a hit failed: {e}"
+            );
+            match e.kind() {
+                ErrorKind::IdsExhausted => {
+                    assert_eq!(len, table.limits().get_max_strings())
+                }
+                ErrorKind::MemoryLimit => {
+                    assert_ne!(table.limits().get_max_bytes(), usize::MAX)
+                }
+                kind => panic!("unexpected {kind:?}: {e}"),
+            }
+            assert_eq!(table.len(), len, "a failure took an id");
+            check_get(table, model, &s, salt);
+            if let Some(last) = model.strings.last() {
+                assert_eq!(table.resolve(id(len - 1)), Some(last.as_str()));
+            }
+        }
+    }
+}
+
+/// Runs `input`'s operations; `salt` is the `Unstable` hasher's.
+fn run<S: BuildHasher>(input: &Input, hasher: S, salt: Option<&AtomicU64>) {
     let mut limits = Limits::new();
     if let Some(n) = input.max_strings {
         limits = limits.max_strings(usize::from(n));
@@ -171,66 +285,52 @@ fn run<S: BuildHasher>(input: &Input, hasher: S) {
         match op {
             Op::Intern(t) | Op::TryIntern(t) => {
                 let s = t.make(&model);
-                let len = table.len();
-                match table.try_intern(&s) {
-                    Ok(got) => {
-                        let expect = match model.ids.get(&s) {
-                            Some(&known) => known,
-                            None => {
-                                let new = u32::try_from(model.strings.len()).unwrap();
-                                model.strings.push(s.clone());
-                                model.ids.insert(s.clone(), new);
-                                model.total_bytes += s.len();
-                                new
-                            }
-                        };
-                        assert_eq!(got, StringId::from_u32(expect), "{s:?}");
-                        assert_eq!(table.resolve(got), Some(s.as_str()));
-                        assert_eq!(&table[got], s.as_str());
-                    }
-                    Err(e) => {
-                        assert!(!model.ids.contains_key(&s), "a hit failed: {e}");
-                        match e.kind() {
-                            ErrorKind::IdsExhausted => {
-                                assert_eq!(len, table.limits().get_max_strings())
-                            }
-                            ErrorKind::MemoryLimit => {
-                                assert_ne!(table.limits().get_max_bytes(), usize::MAX)
-                            }
-                            kind => panic!("unexpected {kind:?}: {e}"),
-                        }
-                        assert_eq!(table.len(), len, "a failure took an id");
-                        assert_eq!(table.get(&s), None);
-                        if let Some(last) = model.strings.last() {
-                            assert_eq!(table.resolve(id(len - 1)), Some(last.as_str()));
-                        }
-                    }
+                intern_checked(&table, &mut model, s, salt);
+            }
+            // Bounded, so that an input's run stays short.
+            Op::Bulk { .. } if model.strings.len() >= 1 << 14 => {}
+            Op::Bulk { first, count } => {
+                for n in 0..u32::from(*count) % 2048 {
+                    let s = format!("bulk::{}", u32::from(*first) + n);
+                    intern_checked(&table, &mut model, s, salt);
                 }
             }
-            Op::Get(t) => {
-                let s = t.make(&model);
-                assert_eq!(table.get(&s), model.ids.get(&s).map(|&i| StringId::from_u32(i)));
-            }
+            Op::Get(t) => check_get(&table, &model, &t.make(&model), salt),
             Op::Resolve(i) => {
                 let got = table.resolve(StringId::from_u32(*i));
                 assert_eq!(got, model.strings.get(*i as usize).map(String::as_str));
             }
-            Op::Check => check_full(&table, &model),
+            Op::Check => check_full(&table, &model, salt),
+            Op::Reseed(new) => {
+                if let Some(salt) = salt {
+                    salt.store(*new, Ordering::Relaxed);
+                }
+            }
         }
         check_invariants(&table, &model);
     }
-    check_full(&table, &model);
+    check_full(&table, &model, salt);
     let resolver = table.into_resolver();
     assert_eq!(resolver.len(), model.strings.len());
     assert!(resolver.iter().eq(model.strings.iter().map(String::as_str)));
-    assert!(resolver.iter().rev().eq(model.strings.iter().rev().map(String::as_str)));
+    assert!(
+        resolver
+            .iter()
+            .rev()
+            .eq(model.strings.iter().rev().map(String::as_str))
+    );
 }
 
 fuzz_target!(|input: Input| {
     match input.hasher {
-        HasherKind::Default => run(&input, hashbrown_default()),
-        HasherKind::Sip => run(&input, BuildHasherDefault::<DefaultHasher>::default()),
-        HasherKind::Colliding => run(&input, Colliding),
+        HasherKind::Default => run(&input, hashbrown_default(), None),
+        HasherKind::Sip => run(&input, BuildHasherDefault::<DefaultHasher>::default(), None),
+        HasherKind::Colliding => run(&input, Colliding, None),
+        HasherKind::Unstable => {
+            let hasher = Unstable::default();
+            let salt = Arc::clone(&hasher.0);
+            run(&input, hasher, Some(&salt));
+        }
     }
 });
 

@@ -1401,7 +1401,9 @@ mod tests {
             let (hash, bits) = hash_of(&table.hasher, s);
             table.hinted(hash, bits, s).is_some()
         };
-        let lost: Vec<usize> = (0..strings.len()).filter(|&i| !hinted(&strings[i])).collect();
+        let lost: Vec<usize> = (0..strings.len())
+            .filter(|&i| !hinted(&strings[i]))
+            .collect();
         assert_eq!(lost.len(), 16);
         for i in lost {
             assert_eq!(table.get(&strings[i]), Some(ids[i]));
