@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::rc::Rc;
 
-use strtab::{ErrorKind, Limits, StringId, StringTable};
+use strtab::{ErrorKind, Limits, SharedStringTable, StringId, StringTable};
 
 mod common;
 
@@ -659,6 +659,44 @@ fn capacity_hint_never_raises_byte_limit() {
                 table.memory_usage() <= max_bytes,
                 "capacity({strings}, {bytes}): memory_usage {} > max_bytes {max_bytes}",
                 table.memory_usage()
+            );
+        }
+    }
+}
+
+/// Capacity hints whose byte plans exceed any address space (on 32-bit
+/// targets too: the plans saturate instead of wrapping) make `try_build`
+/// fail with an error that says so, for both tables and any shard count.
+/// (A hint of many strings and no bytes is not among them: the string
+/// count is capped at the id limit, and on a 64-bit target the plan for
+/// `u32::MAX` strings, tens of GiB, is for the allocator to refuse.)
+/// Not under Miri, which stops the program at an allocation it cannot
+/// place instead of failing it.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn absurd_capacity_hints_fail_cleanly() {
+    let absurd = [
+        (0, usize::MAX),
+        (1 << 20, usize::MAX),
+        (usize::MAX, usize::MAX),
+        (usize::MAX / 2, usize::MAX / 2),
+    ];
+    let expected = [ErrorKind::CapacityOverflow, ErrorKind::AllocFailed];
+    for (strings, bytes) in absurd {
+        let e = StringTable::builder()
+            .capacity(strings, bytes)
+            .try_build()
+            .expect_err("an absurd hint is refused");
+        assert!(expected.contains(&e.kind()), "{strings}, {bytes}: {e}");
+        for shards in [1, 8, 1024] {
+            let e = SharedStringTable::builder()
+                .shards(shards)
+                .capacity(strings, bytes)
+                .try_build()
+                .expect_err("an absurd hint is refused");
+            assert!(
+                expected.contains(&e.kind()),
+                "{shards} shards, {strings}, {bytes}: {e}"
             );
         }
     }
