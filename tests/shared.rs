@@ -9,7 +9,13 @@
 //! - Limits (strings and bytes) are never exceeded while threads race
 //!   against them, and a failure leaves no id hole.
 //! - Hostile input: a hasher that sends every string to one shard and one
-//!   bucket, huge strings, NUL and non-ASCII bytes.
+//!   bucket, huge strings, NUL and non-ASCII bytes, and a hasher whose
+//!   output changes during the table's life (a logic error, but safe
+//!   code: it may cost duplicate ids, never memory safety, also when the
+//!   hint cache moves to a larger level).
+//! - Capacity hints pre-size the table (it does not grow within them) and
+//!   give way to the byte limit; one thread gets the ids a `StringTable`
+//!   would give, and the resolver feeds `pprof` and `merge` unchanged.
 //!
 //! Runs under Miri (which detects data races; Stacked Borrows and strict
 //! provenance, like the rest of the suite: the arena writes records
