@@ -138,8 +138,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   and the record, like a `StringTable` hit reads a hash slot and the
 ///   record. A hint that is missing or stale only sends the
 ///   lookup on to the shard's hash table, which stays the authority;
-///   a lookup that finds its string there (`intern`'s or `get`'s)
-///   refreshes its hint. Only a shard's first 256 blocks
+///   `intern`'s lookups there refresh the hints (`get`'s do not: it
+///   writes nothing). Only a shard's first 256 blocks
 ///   (about 14 MiB of strings per shard, its first chunks being smaller
 ///   than a block) fit a hint entry: in a larger
 ///   table, the strings added after those are always found through their
@@ -945,12 +945,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
     #[inline(never)]
     fn get_locked(&self, hash: u64, bits: usize, s: &str) -> Option<StringId> {
         let shard = self.cell(bits).lock.lock();
-        let (id, loc) = shard.find(hash, s).map(|f| (f.id(), f.loc()))?;
-        drop(shard);
-        // As in `intern_locked`: the record is published, and its block,
-        // so the next lookup of `s` is answered without the lock.
-        self.hints.put(hash, bits, loc);
-        Some(StringId::from_u32(id))
+        shard.find(hash, s).map(|f| StringId::from_u32(f.id()))
     }
 
     /// Stores `s`, absent from `shard` (shard bits `bits`), whose lock the
@@ -1355,60 +1350,6 @@ mod tests {
             after >= before * 9 / 10,
             "{after} of {before} hinted after the switch"
         );
-    }
-
-    /// A hasher that puts every string in shard 0 and set 0 of any hint
-    /// level, with the string's decimal digits (read as one number `n`)
-    /// as its tag: `n < 128` gives distinct tags.
-    #[derive(Clone, Default)]
-    struct OneSet;
-
-    #[derive(Default)]
-    struct OneSetHasher(u64);
-
-    impl BuildHasher for OneSet {
-        type Hasher = OneSetHasher;
-        fn build_hasher(&self) -> OneSetHasher {
-            OneSetHasher(0)
-        }
-    }
-
-    impl std::hash::Hasher for OneSetHasher {
-        fn write(&mut self, bytes: &[u8]) {
-            for b in bytes.iter().filter(|b| b.is_ascii_digit()) {
-                self.0 = self.0 * 10 + u64::from(b - b'0');
-            }
-        }
-        fn finish(&self) -> u64 {
-            self.0 << 1
-        }
-    }
-
-    /// A string whose hint was lost is hinted again by the first `get`
-    /// that finds it under its shard's lock, as by `intern`.
-    #[test]
-    fn get_refreshes_lost_hints() {
-        let table = SharedStringTable::builder()
-            .shards(2)
-            .hasher(OneSet)
-            .build();
-        // 20 strings in one 4-way set (the first, id 1, before the first
-        // level): the next three keep their ways, the others took turns in
-        // the last.
-        let strings: Vec<String> = (1..=20).map(|i| format!("lost_{i}")).collect();
-        let ids: Vec<StringId> = strings.iter().map(|s| table.intern(s)).collect();
-        let hinted = |s: &str| {
-            let (hash, bits) = hash_of(&table.hasher, s);
-            table.hinted(hash, bits, s).is_some()
-        };
-        let lost: Vec<usize> = (0..strings.len())
-            .filter(|&i| !hinted(&strings[i]))
-            .collect();
-        assert_eq!(lost.len(), 16);
-        for i in lost {
-            assert_eq!(table.get(&strings[i]), Some(ids[i]));
-            assert!(hinted(&strings[i]), "{} not hinted after get", strings[i]);
-        }
     }
 
     /// A hasher that panics on `"boom"` once armed.
