@@ -203,8 +203,9 @@
 //!   is the `bumpalo::Bump` that owns its chunks, which a resolver never
 //!   touches through a shared reference;
 //! - the shared table's lock-free id index (`shared/index.rs`) and hint
-//!   cache (`shared/hints.rs`): segments and cache levels leaked from and
-//!   returned to `Box`, reading a record through the address the index
+//!   cache (`shared/hints.rs`): segments and cache levels allocated
+//!   zeroed (`shared/zeroed.rs`, so that pages the table never writes are
+//!   never touched), leaked from and returned to `Box`, reading a record through the address the index
 //!   published (`Arena::record_str`) or through a hint's location and its
 //!   block's published bias (`Arena::id_if_biased`), after the `Acquire`
 //!   load that makes its bytes visible, and indexing the shards' block

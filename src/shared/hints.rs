@@ -91,6 +91,7 @@
 
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
+use super::zeroed::{Zeroable, zeroed_slice};
 use crate::arena::{LOCAL_BITS, Loc};
 use crate::error::{Error, ErrorKind};
 
@@ -112,6 +113,10 @@ pub(crate) const HINTED_BLOCKS: usize = 1 << (PAYLOAD_BITS - LOCAL_BITS);
 /// published; on cache lines of their own.
 #[repr(C, align(64))]
 pub(crate) struct BlockBases([AtomicPtr<u8>; HINTED_BLOCKS]);
+
+// SAFETY: an array of `AtomicPtr`s, each with the representation of a
+// pointer, for which all-zero bytes are null (not published).
+unsafe impl Zeroable for BlockBases {}
 
 /// log2 of the entries of level 0.
 const FIRST_BITS: u32 = 11;
@@ -167,6 +172,10 @@ pub(crate) const fn level_bytes(k: usize) -> usize {
 /// (empty).
 #[repr(C, align(16))]
 struct Set([AtomicU32; WAYS]);
+
+// SAFETY: an array of `AtomicU32`s, each with the representation of a
+// `u32`, for which all-zero bytes are 0 (an empty entry).
+unsafe impl Zeroable for Set {}
 
 impl Set {
     /// An empty set.
@@ -246,19 +255,12 @@ impl Hints {
     /// biases ([`bases_bytes`]).
     pub(crate) fn new(shards: usize) -> Result<Hints, Error> {
         debug_assert!(shards.is_power_of_two());
-        let mut bases = Vec::new();
-        bases
-            .try_reserve_exact(shards)
-            .map_err(|_| Error::new(ErrorKind::AllocFailed, bases_bytes(shards)))?;
-        bases.extend((0..shards).map(|_| {
-            BlockBases(core::array::from_fn(|_| {
-                AtomicPtr::new(core::ptr::null_mut())
-            }))
-        }));
+        let bases = zeroed_slice::<BlockBases>(shards)
+            .ok_or_else(|| Error::new(ErrorKind::AllocFailed, bases_bytes(shards)))?;
         Ok(Hints {
             levels: core::array::from_fn(|_| AtomicPtr::new(core::ptr::null_mut())),
             current: AtomicPtr::new(NO_LEVEL.as_ptr().cast_mut()),
-            bases: bases.into_boxed_slice(),
+            bases,
             shard_mask: shards - 1,
         })
     }
@@ -425,17 +427,12 @@ impl Hints {
     /// [`carry_over`](Self::carry_over).
     pub(crate) fn install(&self, k: usize) -> Result<(), Error> {
         let sets = level_sets(k);
-        let mut level = Vec::new();
-        level
-            .try_reserve_exact(1 + sets)
-            .map_err(|_| Error::new(ErrorKind::AllocFailed, level_bytes(k)))?;
-        // The header: the set mask, then padding.
-        let header = Set::empty();
-        // Truncation impossible: a level has at most 2^15 sets.
-        header.0[0].store((sets - 1) as u32, Ordering::Relaxed);
-        level.push(header);
-        level.extend((0..sets).map(|_| Set::empty()));
-        let first = Box::into_raw(level.into_boxed_slice()).cast::<Set>();
+        let level = zeroed_slice::<Set>(1 + sets)
+            .ok_or_else(|| Error::new(ErrorKind::AllocFailed, level_bytes(k)))?;
+        // The header: the set mask, then padding. Truncation impossible: a
+        // level has at most 2^15 sets.
+        level[0].0[0].store((sets - 1) as u32, Ordering::Relaxed);
+        let first = Box::into_raw(level).cast::<Set>();
         self.levels[k].store(first, Ordering::Release);
         self.current.store(first, Ordering::Release);
         Ok(())

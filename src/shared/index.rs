@@ -59,6 +59,21 @@ pub(crate) const SEGMENTS: usize = (u32::BITS - BASE_BITS + 1) as usize;
 /// One entry: the address of a record, or null.
 type Entry = AtomicPtr<u8>;
 
+/// `len` null entries (a segment), or `None` if the allocator refuses:
+/// zeroed memory (`zeroed.rs`), or, under loom, whose atomics have their
+/// own representation, entries made one by one.
+fn null_entries(len: usize) -> Option<Box<[Entry]>> {
+    #[cfg(not(all(loom, test)))]
+    return super::zeroed::zeroed_slice(len);
+    #[cfg(all(loom, test))]
+    {
+        let mut entries = Vec::new();
+        entries.try_reserve_exact(len).ok()?;
+        entries.extend((0..len).map(|_| AtomicPtr::new(ptr::null_mut())));
+        Some(entries.into_boxed_slice())
+    }
+}
+
 /// One in the high half: a reservation.
 const RESERVED_ONE: u64 = 1 << 32;
 
@@ -244,13 +259,8 @@ impl Index {
     /// [`ErrorKind::AllocFailed`] if the allocator refuses.
     pub(crate) fn install(&self, k: usize) -> Result<(), Error> {
         debug_assert!(!self.has_segment(k));
-        let len = segment_len(k);
-        let mut entries = Vec::new();
-        entries
-            .try_reserve_exact(len)
-            .map_err(|_| Error::new(ErrorKind::AllocFailed, segment_bytes(k)))?;
-        entries.extend((0..len).map(|_| AtomicPtr::new(ptr::null_mut())));
-        let entries: Box<[Entry]> = entries.into_boxed_slice();
+        let entries = null_entries(segment_len(k))
+            .ok_or_else(|| Error::new(ErrorKind::AllocFailed, segment_bytes(k)))?;
         let first = Box::into_raw(entries).cast::<Entry>();
         self.segments[k].store(first, Ordering::Release);
         Ok(())

@@ -7,7 +7,8 @@
 //! whose common unlock is a plain store), `hints.rs` (the lock-free hint
 //! cache of the hit path), `frozen.rs` (what a [`Resolver`] keeps of a
 //! consumed table), `sync.rs` (the std/loom atomics switch of the parts
-//! loom checks: the index; the hint cache uses std's atomics).
+//! loom checks: the index; the hint cache uses std's atomics), `zeroed.rs`
+//! (zeroed allocations for the index's segments and the cache's arrays).
 
 mod frozen;
 mod hints;
@@ -15,6 +16,7 @@ mod index;
 mod lock;
 mod shard;
 mod sync;
+mod zeroed;
 
 use core::fmt;
 use core::hash::BuildHasher;
