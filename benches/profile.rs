@@ -13,7 +13,7 @@
 //! Only the `#[inline(never)] workload_*` functions are measured (with
 //! their callees): the data, and for the read-only workloads the table, are
 //! built before. For the workloads that start from an empty table
-//! (`stream`, `fill`, `fill-hint`, `wordpress`, `replay-*`) the measured
+//! (`stream`, `fill`, `fill-hint`, `fill-large`, `wordpress`, `replay-*`) the measured
 //! function creates the table too and returns it, so its drop is not
 //! measured (as in the criterion benchmark). Nothing else in this binary
 //! has `workload` in its name (see `setup::pprof`).
@@ -26,7 +26,9 @@
 //!   terminator); `hash_bytes`: the same as strtab does (the bytes alone)
 //!   (a hash; the implementation argument is ignored);
 //! - `fill`, `fill-hint`: the 100k unique strings into a fresh table,
-//!   without and with capacity hints (an intern);
+//!   without and with capacity hints (an intern); `fill-large`: 1M unique
+//!   generated strings (60 MB of records and hash slots, far past the
+//!   caches) into a fresh table without hints (an intern);
 //! - `get-hit`, `get-miss`: 100k lookups, shuffled hits or absent strings,
 //!   in a table holding the 100k strings (a `get`);
 //! - `resolve`: resolve the stream's 1M ids and copy each string into a
@@ -189,6 +191,17 @@ mod inputs {
         S.get_or_init(|| unique_owned().iter().map(String::as_str).collect())
     }
 
+    /// `fill-large`'s 1M unique generated strings (always generated).
+    pub(crate) fn unique_large() -> &'static [&'static str] {
+        static OWNED: OnceLock<Vec<String>> = OnceLock::new();
+        static S: OnceLock<Vec<&'static str>> = OnceLock::new();
+        S.get_or_init(|| {
+            let owned =
+                OWNED.get_or_init(|| setup::unique_strings(10 * setup::UNIQUE, setup::SEED));
+            owned.iter().map(String::as_str).collect()
+        })
+    }
+
     /// Workload 2's skewed stream of 1M interns.
     pub(crate) fn stream() -> &'static [&'static str] {
         static S: OnceLock<Vec<&'static str>> = OnceLock::new();
@@ -319,6 +332,10 @@ fn prepare<T: Interner + 'static>(workload: &str) -> (Prepared, usize) {
         "fill" => (
             Box::new(|| drop(black_box(workload_fresh::<T>(unique())))),
             unique().len(),
+        ),
+        "fill-large" => (
+            Box::new(|| drop(black_box(workload_fresh::<T>(inputs::unique_large())))),
+            inputs::unique_large().len(),
         ),
         "fill-hint" => {
             let (strings, bytes) = (unique().len() + 1, setup::total_bytes(unique()));

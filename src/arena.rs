@@ -814,6 +814,30 @@ impl Arena {
         unsafe { bytes_at(q) }
     }
 
+    /// Calls `f` with the location and the string of every record, block
+    /// by block in block-number order, each block's records in the order
+    /// they were written: the arena read front to back (for a re-hash
+    /// that follows the memory rather than a hash table's buckets).
+    ///
+    /// A block's records lie back to back from its start to `used` (`room`
+    /// hands out `used`, `write_at` advances it by the record's size, and
+    /// a record that [`spill`](Self::spill)s counts in its own block's
+    /// `used`), so each record's size, read from its length byte, leads to
+    /// the next. Block 0, the static empty record of `""`, has none.
+    pub(crate) fn for_each_record(&self, mut f: impl FnMut(Loc, &str)) {
+        for (block, b) in self.core.borrow_blocks().iter().enumerate().skip(1) {
+            let mut start = 0;
+            while start < b.used {
+                // Block numbers and record starts fit their bits (`push`
+                // made these locations).
+                let loc = ((block as u32) << LOCAL_BITS) | start as u32;
+                let s = self.str(loc);
+                f(loc, s);
+                start += record_size(s.len()).expect("a stored record's size");
+            }
+        }
+    }
+
     /// Whether the record at `loc` (see [`Arena::after_tag`]) holds exactly
     /// `s` (see [`holds_at`]).
     #[inline(always)]
@@ -1671,6 +1695,47 @@ mod tests {
             assert_eq!(a.push(s, i as u32, usize::MAX).unwrap(), locs[i]);
         }
         assert_eq!(a.chunk_bytes, chunks);
+    }
+
+    /// `for_each_record` finds every record once, with its string, in
+    /// block order, each block's in the order written: short and long
+    /// records, records that spilled into the next block, dedicated
+    /// blocks, and a block left with an unused end; none after `clear`.
+    #[test]
+    fn for_each_record_walks_every_record() {
+        fn walk(a: &Arena) -> Vec<(Loc, String)> {
+            let mut out = Vec::new();
+            a.for_each_record(|loc, s| out.push((loc, s.to_string())));
+            out
+        }
+        // Blocks of 64 KiB in one allocation (records spill), then a
+        // capped arena of page-sized chunks (a shard's: blocks left with
+        // unused ends), each with strings of every form.
+        for capped in [false, true] {
+            let mut a = Arena::with_capacity(if capped { 0 } else { 200_000 }).unwrap();
+            if capped {
+                a.cap_chunk_doubling(PAGE_CHUNK_CAPACITY);
+            }
+            let lens = [1, 10, 254, 255, 256, 1000, 40_000, 3, 70_000, 5, 300_000, 2];
+            let n = if cfg!(miri) { 24 } else { 240 };
+            let mut pushed: Vec<(Loc, String)> = (0..n)
+                .map(|i| {
+                    let c = char::from(b'a' + (i % 26) as u8);
+                    let s = format!("{i}{}", c.to_string().repeat(lens[i % lens.len()]));
+                    (a.push(&s, i as u32, usize::MAX).unwrap(), s)
+                })
+                .collect();
+            let walked = walk(&a);
+            // Block order, and within a block the order written.
+            assert!(
+                walked.windows(2).all(|w| w[0].0 < w[1].0),
+                "capped {capped}"
+            );
+            pushed.sort();
+            assert_eq!(walked, pushed, "capped {capped}");
+            a.clear();
+            assert_eq!(walk(&a), [], "capped {capped}");
+        }
     }
 
     /// An arena whose chunk doubling is capped at a page (a shared table's

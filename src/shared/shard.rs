@@ -9,7 +9,7 @@ use hashbrown::HashTable;
 
 use crate::arena::{Arena, Found};
 use crate::error::{Error, ErrorKind};
-use crate::table::{Slot, find_slot_with, hash_str, table_bytes_for};
+use crate::table::{Slot, find_slot_with, hash_str, rehash, table_bytes_for};
 
 /// The hashes of a string: the 64-bit hash handed to the shard's hash
 /// table (the same as [`StringTable`](crate::StringTable)'s), and the bits
@@ -198,6 +198,46 @@ impl Shard {
         let start = self.probe_start();
         self.table.clear();
         start
+    }
+
+    /// Grows this shard's hash table to room for `capacity` strings, or
+    /// returns `Err` if the allocator refuses (the shard is unchanged).
+    ///
+    /// The new table is filled from the arena, read front to back
+    /// ([`Arena::for_each_record`]: a shard's arena holds exactly the
+    /// strings of its table, as every record is pushed by an insertion
+    /// that cannot fail once it has pushed), as
+    /// [`StringTable`](crate::StringTable) rebuilds its table by walking
+    /// its id index, which a shard does not have. hashbrown's own resize
+    /// reads the old table bucket by bucket and re-hashes in that order: a
+    /// random walk over the arena, a cache miss per string once the shard
+    /// outgrows the caches. One thread filling a table with 1M distinct
+    /// strings took 148-155 ms instead of 215-286 ms (`benches/README.md`,
+    /// session 26). A panic in the user's hasher drops the new table and
+    /// leaves the shard as it was.
+    #[cold]
+    pub(crate) fn grow_table<S: BuildHasher>(
+        &mut self,
+        hasher: &S,
+        capacity: usize,
+    ) -> Result<(), ()> {
+        let Shard { table, arena } = self;
+        let rehash = |e: &Slot| rehash(hasher, arena, e.loc());
+        let mut grown = HashTable::new();
+        grown
+            .try_reserve(capacity.max(table.len()), rehash)
+            .map_err(|_| ())?;
+        arena.for_each_record(|loc, s| {
+            // Reserved above: no growth, so `rehash` is never called.
+            grown.insert_unique(hash_str(hasher, s), Slot::of(loc, s), rehash);
+        });
+        debug_assert_eq!(
+            grown.len(),
+            table.len(),
+            "the arena holds the table's strings"
+        );
+        *table = grown;
+        Ok(())
     }
 
     /// Heap bytes: the arena and the hash table.
