@@ -205,11 +205,12 @@
 //! - the shared table's lock-free id index (`shared/index.rs`) and hint
 //!   cache (`shared/hints.rs`): segments and cache levels allocated
 //!   zeroed (`shared/zeroed.rs`, so that pages the table never writes are
-//!   never touched), leaked from and returned to `Box`, reading a record through the address the index
-//!   published (`Arena::record_str`) or through a hint's location and its
-//!   block's published bias (`Arena::id_if_biased`), after the `Acquire`
-//!   load that makes its bytes visible, and indexing the shards' block
-//!   biases without bounds checks; and its shard lock
+//!   never touched), leaked from and returned to `Box`, reading a record
+//!   through the address the index published (`Arena::record_str`) or
+//!   through a hint's location and its block's published bias
+//!   (`Arena::id_if_biased`), after the `Acquire` load that makes its
+//!   bytes visible, and indexing the shards' block biases without bounds
+//!   checks; and its shard lock
 //!   (`shared/lock.rs`): the value in an `UnsafeCell` reached only by the
 //!   lock's holder, `Sync` for a `Send` value as `Mutex` is, and sleeping
 //!   through `parking_lot_core` keyed by the lock's address. The publish

@@ -6,8 +6,8 @@
 //! The allocator then clears only memory it cannot vouch for: a block
 //! fresh from the kernel (a large one is mapped on its own) is already
 //! zero and is not written at all, so its pages are touched only when
-//! entries are written (the unused end of the index's last segment, up to
-//! half of it, never is). Reused heap memory is cleared as before, inside
+//! entries are written (the unused end of the index's last segment, half
+//! of it on average, never is). Reused heap memory is cleared as before, inside
 //! `calloc`: no more instructions either way. Measured (`benches/README.md`,
 //! session 26), a fresh process interning 100k distinct strings into a
 //! `SharedStringTable` (8 shards): 6,432-6,480 KiB more resident memory
