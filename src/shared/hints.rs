@@ -548,6 +548,8 @@ mod loom_tests {
                 thread::spawn(move || {
                     let mut shard = m.shard.lock().unwrap();
                     let record: &'static UnsafeCell<u8> = Box::leak(Box::new(UnsafeCell::new(0)));
+                    // SAFETY: `record` was just leaked and is not yet
+                    // published: this thread is its only user.
                     record.with_mut(|p| unsafe { *p = 42 });
                     // `publish_block`: only the first record of a block
                     // stores.

@@ -432,6 +432,8 @@ mod loom_tests {
             let reserved = self.reserve(max).ok()?;
             // The record: written before the id is published.
             let record: &'static UnsafeCell<u8> = Box::leak(Box::new(UnsafeCell::new(0)));
+            // SAFETY: `record` was just leaked and is not yet published:
+            // this thread is its only user.
             record.with_mut(|p| unsafe { *p = value });
             let id = reserved.assign();
             self.publish(id, record);
@@ -453,6 +455,8 @@ mod loom_tests {
                 })
                 .ok()?;
             let record: &'static UnsafeCell<u8> = Box::leak(Box::new(UnsafeCell::new(0)));
+            // SAFETY: `record` was just leaked and is not yet published:
+            // this thread is its only user.
             record.with_mut(|p| unsafe { *p = value });
             self.publish(id, record);
             Some(id)
@@ -467,6 +471,8 @@ mod loom_tests {
     fn read(p: *const u8) -> u8 {
         // SAFETY: every published address is a leaked `UnsafeCell<u8>`.
         let cell = unsafe { &*p.cast::<UnsafeCell<u8>>() };
+        // SAFETY: loom checks that this read happens after the write
+        // (`with` panics on a race); the cell lives for the program.
         cell.with(|v| unsafe { *v })
     }
 
