@@ -20,6 +20,9 @@ lasso, string-interner's two backends and blazinterner, the `indexset`
 and `naive-hashmap` baselines are shown but not counted as peers), the
 `intern_batch` vs plain-loop comparison of the replay workloads, and the
 hash-only floor. Python 3 standard library only; needs valgrind.
+`-w replay-pprof,replay-pprof-batch,replay-pprof-loop` with
+`STRTAB_PPROF=FILE` adds a profile of your own (not in the default
+matrix).
 
 Runtime: 6.2 minutes for the whole matrix (82 runs) with `-j 1` on 2
 vCPUs shared with other builds. No workload is too slow for valgrind; the
@@ -58,6 +61,11 @@ BATCH = ["replay-wordpress-batch", "replay-wordpress-loop", "replay-sim-batch", 
 # No table: the implementation argument is ignored, run once.
 FLOOR = ["hash_only", "hash_bytes"]
 ALL = WORKLOADS + THREAD + BATCH + FLOOR
+# Opt-in (not in the default matrix): the pprof file named by
+# STRTAB_PPROF, replayed across every implementation, and strtab's batch
+# against its plain loop on it.
+PPROF = ["replay-pprof"]
+PPROF_BATCH = ["replay-pprof-batch", "replay-pprof-loop"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -103,7 +111,8 @@ def fmt(x):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-w", "--workloads", default=",".join(ALL),
-                    help="comma-separated workloads (default: all): " + ", ".join(ALL))
+                    help="comma-separated workloads (default: all): " + ", ".join(ALL)
+                    + "; also, with STRTAB_PPROF=FILE: " + ", ".join(PPROF + PPROF_BATCH))
     ap.add_argument("-i", "--impls", default=",".join(IMPLS),
                     help="comma-separated implementations (default: all): " + ", ".join(IMPLS))
     ap.add_argument("-j", "--jobs", type=int, default=1, help="parallel valgrind runs (default 1)")
@@ -116,8 +125,10 @@ def main():
     workloads = [w for w in args.workloads.split(",") if w]
     impls = [i for i in args.impls.split(",") if i]
     for w in workloads:
-        if w not in ALL:
+        if w not in ALL + PPROF + PPROF_BATCH:
             ap.error(f"unknown workload {w}")
+        if w in PPROF + PPROF_BATCH and "STRTAB_PPROF" not in os.environ:
+            ap.error(f"{w} replays the pprof file named by STRTAB_PPROF, which is not set")
     for i in impls:
         if i not in IMPLS + THREAD_IMPLS:
             ap.error(f"unknown implementation {i}")
@@ -126,7 +137,7 @@ def main():
     os.makedirs(args.out_dir, exist_ok=True)
     runs = []
     for w in workloads:
-        if w in WORKLOADS:
+        if w in WORKLOADS + PPROF:
             runs += [(w, i) for i in impls if i in IMPLS]
         elif w in THREAD:
             runs += [(w, i) for i in THREAD_IMPLS]
@@ -152,7 +163,7 @@ def main():
     print(f"Instructions per operation (callgrind Ir / ops), commit {commit}, "
           f"{datetime.date.today().isoformat()}, {len(runs)} runs in {elapsed / 60:.1f} min.\n")
 
-    rows = [w for w in workloads if w in WORKLOADS]
+    rows = [w for w in workloads if w in WORKLOADS + PPROF]
     impls = [i for i in impls if i in IMPLS]
     if rows:
         # The peers; the IndexSet and naive HashMap tables are

@@ -25,7 +25,9 @@
 //! intern a real profile build's calls instead (`setup::ReplayProfile`:
 //! each thread a round-robin share of the samples, so the total is the
 //! same at every thread count, and the baseline does all of it); groups
-//! `concurrent_replay-sim/...`.
+//! `concurrent_replay-sim/...`. `STRTAB_SOURCE=replay-pprof` replays the
+//! pprof file named by `STRTAB_PPROF` (gzip'd or raw) the same way: a
+//! real profile that is not in this repository.
 //!
 //! Throughput: the interns of all threads. `benches/README.md` has the
 //! results.
@@ -328,10 +330,11 @@ enum Source {
     /// [`setup::UNIQUE`] generated strings (10% of each stream's interns
     /// are that stream's first sight of a string).
     Generated(Vec<String>),
-    /// `STRTAB_SOURCE=replay-sim` or `replay-wordpress`: the intern calls
-    /// of a real profile build (`setup::ReplayProfile::replay`: the
-    /// simulated profile's 2.3M calls over 3,941 strings, or WordPress's
-    /// 203k over 1,054), its samples dealt out round-robin, one share
+    /// `STRTAB_SOURCE=replay-sim`, `replay-wordpress` or `replay-pprof`:
+    /// the intern calls of a real profile build
+    /// (`setup::ReplayProfile::replay`: the simulated profile's 2.3M calls
+    /// over 3,941 strings, WordPress's 203k over 1,054, or those of the
+    /// file named by `STRTAB_PPROF`), its samples dealt out round-robin, one share
     /// per thread (as a profiler's sampler threads each record their own
     /// samples): the total is the same whatever the thread count.
     Replay(&'static str, setup::Replay<'static>),
@@ -349,9 +352,13 @@ impl Source {
                 let p = Box::leak(Box::new(setup::ReplayProfile::wordpress()));
                 Source::Replay("replay-wordpress", p.replay())
             }
-            Ok(other) => {
-                panic!("STRTAB_SOURCE={other}: expected generated, replay-sim or replay-wordpress")
+            Ok("replay-pprof") => {
+                let p = Box::leak(Box::new(setup::ReplayProfile::from_env()));
+                Source::Replay("replay-pprof", p.replay())
             }
+            Ok(other) => panic!(
+                "STRTAB_SOURCE={other}: expected generated, replay-sim, replay-wordpress or replay-pprof"
+            ),
         }
     }
 

@@ -39,7 +39,10 @@
 //!   them (an intern);
 //! - `replay-wordpress`, `replay-sim`: a profile build's intern calls
 //!   (`setup::ReplayProfile::replay`) one by one into a fresh table (an
-//!   intern call);
+//!   intern call); `replay-pprof` (and its `-batch` and `-loop` forms
+//!   below): the same for the pprof file named by `STRTAB_PPROF` (gzip'd
+//!   or raw), such as a production profile that is not in this
+//!   repository;
 //! - `thread-stream`: one thread's stream of the concurrent benchmark
 //!   (`setup::thread_streams`: 1M skewed interns, 10% misses, over the
 //!   100k strings) into a fresh table (an intern); also for the
@@ -251,7 +254,8 @@ mod inputs {
         })
     }
 
-    /// The intern calls of a profile build: `"wordpress"` or `"sim"`.
+    /// The intern calls of a profile build: `"wordpress"`, `"sim"` or
+    /// `"pprof"` (the file named by `STRTAB_PPROF`).
     pub(crate) fn replay(source: &str) -> &'static Replay<'static> {
         static WP: OnceLock<ReplayProfile> = OnceLock::new();
         static SIM: OnceLock<ReplayProfile> = OnceLock::new();
@@ -262,6 +266,11 @@ mod inputs {
                 WP_REPLAY.get_or_init(|| WP.get_or_init(ReplayProfile::wordpress).replay())
             }
             "sim" => SIM_REPLAY.get_or_init(|| SIM.get_or_init(ReplayProfile::sim).replay()),
+            "pprof" => {
+                static FILE: OnceLock<ReplayProfile> = OnceLock::new();
+                static FILE_REPLAY: OnceLock<Replay<'static>> = OnceLock::new();
+                FILE_REPLAY.get_or_init(|| FILE.get_or_init(ReplayProfile::from_env).replay())
+            }
             // The same calls, each string a copy of its own (a caller that
             // formats or owns a string per call): no two calls share an
             // address.

@@ -581,6 +581,24 @@ impl ReplayProfile {
         ReplayProfile(pprof::read::read_profile(&bytes).expect("decode wordpress.pprof"))
     }
 
+    /// The pprof file named by `STRTAB_PPROF` (gzip'd or raw), decoded
+    /// and validated: a replay of a profile that is not in this
+    /// repository, such as one a production profiler wrote (`replay-pprof`
+    /// workloads, `STRTAB_SOURCE=replay-pprof`).
+    ///
+    /// # Panics
+    ///
+    /// If `STRTAB_PPROF` is unset, or the file cannot be read or decoded.
+    pub fn from_env() -> ReplayProfile {
+        let path = std::env::var_os("STRTAB_PPROF")
+            .expect("the replay-pprof source reads the profile named by STRTAB_PPROF");
+        let bytes = std::fs::read(&path)
+            .unwrap_or_else(|e| panic!("read STRTAB_PPROF={}: {e}", path.to_string_lossy()));
+        let profile = pprof::read::read_profile(&bytes)
+            .unwrap_or_else(|e| panic!("decode STRTAB_PPROF={}: {e}", path.to_string_lossy()));
+        ReplayProfile(profile)
+    }
+
     /// The profile `examples/pprof.rs` simulates (`Config::FULL`: 3,000
     /// functions, 100,000 samples, merged), with the simulator's table
     /// copied into its `string_table` (its ids are the table's).
@@ -606,14 +624,23 @@ impl ReplayProfile {
         let locations: HashMap<u64, _> = p.location.iter().map(|l| (l.id, l)).collect();
         let mut strings = Vec::new();
         let mut ends = Vec::with_capacity(p.sample.len());
+        // A profile read from a file may refer to an id it lacks: say which.
+        let missing = |what: &str, id: u64| -> ! { panic!("the profile has no {what} {id}") };
         for sample in &p.sample {
             for id in &sample.location_id {
-                let loc = locations[id];
+                let loc = locations
+                    .get(id)
+                    .unwrap_or_else(|| missing("location", *id));
                 if loc.mapping_id != 0 {
-                    strings.push(s(mappings[&loc.mapping_id].filename));
+                    let m = mappings
+                        .get(&loc.mapping_id)
+                        .unwrap_or_else(|| missing("mapping", loc.mapping_id));
+                    strings.push(s(m.filename));
                 }
                 for line in &loc.line {
-                    let f = functions[&line.function_id];
+                    let f = functions
+                        .get(&line.function_id)
+                        .unwrap_or_else(|| missing("function", line.function_id));
                     strings.extend([s(f.name), s(f.system_name), s(f.filename)]);
                 }
             }

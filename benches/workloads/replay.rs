@@ -82,10 +82,15 @@ fn batch_vs_loop(g: &mut BenchmarkGroup<'_, WallTime>, source: &str, replay: &Re
 pub(crate) fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("replay");
     g.sample_size(10);
-    for (source, profile) in [
+    let mut sources = vec![
         ("wordpress", ReplayProfile::wordpress()),
         ("sim", ReplayProfile::sim()),
-    ] {
+    ];
+    // A profile that is not in this repository, if one is named.
+    if std::env::var_os("STRTAB_PPROF").is_some() {
+        sources.push(("pprof", ReplayProfile::from_env()));
+    }
+    for (source, profile) in sources {
         let replay = profile.replay();
         g.throughput(Throughput::ElementsAndBytes {
             elements: replay.strings.len() as u64,
