@@ -576,9 +576,7 @@ pub struct ReplayProfile(pub pprof::proto::Profile);
 impl ReplayProfile {
     /// `tests/data/wordpress.pprof` (gzip'd or raw), decoded and validated.
     pub fn wordpress() -> ReplayProfile {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/wordpress.pprof");
-        let bytes = std::fs::read(path).expect("read tests/data/wordpress.pprof");
-        ReplayProfile(pprof::read::read_profile(&bytes).expect("decode wordpress.pprof"))
+        Self::file(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/wordpress.pprof").as_ref())
     }
 
     /// The pprof file named by `STRTAB_PPROF` (gzip'd or raw), decoded
@@ -592,10 +590,15 @@ impl ReplayProfile {
     pub fn from_env() -> ReplayProfile {
         let path = std::env::var_os("STRTAB_PPROF")
             .expect("the replay-pprof source reads the profile named by STRTAB_PPROF");
-        let bytes = std::fs::read(&path)
-            .unwrap_or_else(|e| panic!("read STRTAB_PPROF={}: {e}", path.to_string_lossy()));
+        Self::file(path.as_ref())
+    }
+
+    /// The pprof file at `path` (gzip'd or raw), decoded and validated;
+    /// panics naming the file if it cannot be read or decoded.
+    fn file(path: &std::path::Path) -> ReplayProfile {
+        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
         let profile = pprof::read::read_profile(&bytes)
-            .unwrap_or_else(|e| panic!("decode STRTAB_PPROF={}: {e}", path.to_string_lossy()));
+            .unwrap_or_else(|e| panic!("decode {}: {e}", path.display()));
         ReplayProfile(profile)
     }
 
