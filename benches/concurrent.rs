@@ -4,8 +4,9 @@
 //! Dimensions: thread count `t` x implementation. Each of `t` threads
 //! interns its own skewed profiler stream of 1M interns (10% misses) over
 //! the same 100k unique generated strings (`setup::thread_streams`), into
-//! one fresh table, started together; the time is until the last thread
-//! is done (table construction and drop excluded). Implementations, all
+//! one fresh table, started together; the time is from the first
+//! thread's start to the last one's end (table construction and drop, and
+//! the threads' creation and joining, excluded). Implementations, all
 //! with foldhash:
 //!
 //! - `string_table_one_thread`: the baseline, one spawned thread doing
@@ -39,7 +40,10 @@
 //! limits those rounds to the rows named (the ratio columns need
 //! `string_table_one_thread` and `lasso_threaded` among them).
 //!
-//! Clock: wall time from the start until the last thread is done; with
+//! Clock: wall time from the first thread's start until the last thread
+//! is done (the threads are spawned first and wait at a start line, so
+//! that creating them is not timed: until 2026-12-04 it was, which cost
+//! two threads about 80 µs a run, a seventh of a small profile's); with
 //! `STRTAB_CPU_TIME=1`, the CPU time of the slowest thread instead (from
 //! `/proc/thread-self/schedstat`, Linux), which leaves out the time the
 //! threads spent descheduled: on a machine shared with other work, the
@@ -49,6 +53,7 @@
 
 use std::hint::black_box;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;
@@ -95,9 +100,79 @@ impl Start {
     }
 }
 
+/// Runs `work` on one spawned thread per stream and returns what each
+/// returned, with the time the work took: wall time from the first
+/// thread's start to the last one's end, or the slowest thread's CPU
+/// time. The threads start together: each waits at a start line until
+/// all are spawned, and its clock starts after, so thread creation and
+/// joining are not timed (a profiler's sampling threads exist already;
+/// two spawns cost about 80 µs here, a seventh of a small profile's
+/// run).
+fn on_threads<R: Send>(
+    streams: &[Vec<&str>],
+    work: impl Fn(&[&str]) -> R + Sync,
+) -> (Vec<R>, Duration) {
+    let line = StartLine::new(streams.len());
+    let (results, times): (Vec<R>, Vec<(Instant, Instant, Duration)>) =
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = streams
+                .iter()
+                .map(|stream| {
+                    let (line, work) = (&line, &work);
+                    scope.spawn(move || {
+                        line.wait();
+                        let (wall, cpu) = (Instant::now(), Start::now());
+                        let r = work(stream);
+                        let cpu = cpu.elapsed();
+                        (r, (wall, Instant::now(), cpu))
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).unzip()
+        });
+    let time = if cpu_clock() {
+        times.iter().map(|t| t.2).max()
+    } else {
+        let first = times.iter().map(|t| t.0).min();
+        let last = times.iter().map(|t| t.1).max();
+        first.zip(last).map(|(first, last)| last - first)
+    };
+    (results, time.unwrap_or_default())
+}
+
+/// Where spawned workers wait until all of them are running
+/// ([`on_threads`]): spinning, so that they leave within a fraction of a
+/// microsecond of each other, then yielding, for more threads than
+/// cores.
+struct StartLine {
+    ready: AtomicUsize,
+    threads: usize,
+}
+
+impl StartLine {
+    fn new(threads: usize) -> StartLine {
+        StartLine {
+            ready: AtomicUsize::new(0),
+            threads,
+        }
+    }
+
+    fn wait(&self) {
+        self.ready.fetch_add(1, Ordering::AcqRel);
+        let mut spins = 0u32;
+        while self.ready.load(Ordering::Acquire) < self.threads {
+            if spins < 10_000 {
+                spins += 1;
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
 /// Times `iters` runs of `run` on a fresh table from `make`, one thread
-/// per stream, excluding construction and drop: wall time until the last
-/// thread is done, or the slowest thread's CPU time.
+/// per stream ([`on_threads`]), excluding construction and drop.
 fn timed<T: Sync>(
     iters: u64,
     streams: &[Vec<&str>],
@@ -107,26 +182,7 @@ fn timed<T: Sync>(
     let mut total = Duration::ZERO;
     for _ in 0..iters {
         let table = make();
-        let start = Instant::now();
-        let slowest = std::thread::scope(|scope| {
-            let workers: Vec<_> = streams
-                .iter()
-                .map(|stream| {
-                    let (table, run) = (&table, &run);
-                    scope.spawn(move || {
-                        let t = Start::now();
-                        run(table, stream);
-                        t.elapsed()
-                    })
-                })
-                .collect();
-            workers.into_iter().map(|w| w.join().unwrap()).max()
-        });
-        total += if cpu_clock() {
-            slowest.unwrap_or_default()
-        } else {
-            start.elapsed()
-        };
+        total += on_threads(streams, |stream| run(&table, stream)).1;
         drop(black_box(table));
     }
     total
@@ -183,35 +239,21 @@ fn mutex_string_table(streams: &[Vec<&str>], iters: u64) -> Duration {
 fn per_thread_merge(streams: &[Vec<&str>], iters: u64) -> Duration {
     let mut total = Duration::ZERO;
     for _ in 0..iters {
-        let wall = Instant::now();
-        let (tables, times): (Vec<strtab::StringTable>, Vec<Duration>) =
-            std::thread::scope(|scope| {
-                let workers: Vec<_> = streams
-                    .iter()
-                    .map(|stream| {
-                        scope.spawn(move || {
-                            let start = Start::now();
-                            let mut t = strtab::StringTable::new();
-                            for s in stream {
-                                black_box(t.intern(s));
-                            }
-                            (t, start.elapsed())
-                        })
-                    })
-                    .collect();
-                workers.into_iter().map(|w| w.join().unwrap()).unzip()
-            });
+        let (tables, interning) = on_threads(streams, |stream| {
+            let mut t = strtab::StringTable::new();
+            for s in stream {
+                black_box(t.intern(s));
+            }
+            t
+        });
+        // The merge is timed: it is what gives one id space.
         let merging = Start::now();
         let mut tables = tables.into_iter();
         let mut merged = tables.next().unwrap();
         for t in tables {
             black_box(merged.merge(&t));
         }
-        total += if cpu_clock() {
-            times.into_iter().max().unwrap_or_default() + merging.elapsed()
-        } else {
-            wall.elapsed()
-        };
+        total += interning + merging.elapsed();
         drop(black_box(merged));
     }
     total
@@ -300,12 +342,23 @@ fn rounds(rounds: usize) {
         println!("|---|---:|---:|---:|");
         for (&(name, _), &m) in runs.iter().zip(&medians) {
             println!(
-                "| `{name}` | {m:.1} | {} | {} |",
+                "| `{name}` | {} | {} | {} |",
+                millis(m),
                 ratio(base, m),
                 ratio(lasso, m)
             );
         }
         println!();
+    }
+}
+
+/// A median in milliseconds, to three significant digits at least (a
+/// small profile's run takes under a millisecond).
+fn millis(m: f64) -> String {
+    if m < 10.0 {
+        format!("{m:.3}")
+    } else {
+        format!("{m:.1}")
     }
 }
 
