@@ -11,7 +11,7 @@ use crate::iter::Strings;
 use crate::prefetch::prefetch;
 use crate::remap::{IdSet, Remap};
 use crate::resolver::Resolver;
-use crate::table::{Builder, SLOT_BYTES, Slot, StringTable, hash_str, intern_failed};
+use crate::table::{Builder, SLOT_BYTES, Slot, StringTable, hash_str, intern_failed, is_short};
 
 /// Strings handled per pipeline round of a batch: enough independent
 /// lookups to keep the CPU's outstanding cache misses busy. Measured on
@@ -179,6 +179,70 @@ impl fmt::Display for MergeError {
     }
 }
 
+/// The ids of a batch's recent strings, by slice: a profiler's sample
+/// passes the same slices again and again (the mapping's file for every
+/// frame, a file name for each of its functions, a function's system name
+/// that is its name), and a slice seen earlier in the batch needs no hash
+/// or probe. Direct-mapped by address; an empty way holds a null address,
+/// which no slice has.
+struct Recent {
+    addrs: [usize; RECENT_WAYS],
+    lens: [u8; RECENT_WAYS],
+    ids: [StringId; RECENT_WAYS],
+}
+
+/// Ways of [`Recent`]: a sample's distinct slices mostly fit.
+const RECENT_WAYS: usize = 32;
+
+/// Batches run without [`Recent`] after [`RECENT_STRIKES`] in a row in
+/// which it answered fewer than one string in [`RECENT_MIN_SHARE`] of
+/// those it was asked (a sample of a few frames can repeat nothing while
+/// the caller's other samples do).
+const RECENT_BACKOFF: u8 = 63;
+
+/// See [`RECENT_BACKOFF`].
+const RECENT_STRIKES: u8 = 3;
+
+/// Below one answer in this many lookups, [`Recent`] costs more (about 16
+/// instructions per string it does not answer: the way, the compare, the
+/// store) than it saves (a hash, a probe and a compare, 60 to 100).
+const RECENT_MIN_SHARE: usize = 8;
+
+impl Recent {
+    #[inline(always)]
+    fn new() -> Recent {
+        Recent {
+            addrs: [0; RECENT_WAYS],
+            lens: [0; RECENT_WAYS],
+            ids: [StringId::EMPTY; RECENT_WAYS],
+        }
+    }
+
+    /// The way of `s`: bits of its address above a small string's
+    /// alignment.
+    #[inline(always)]
+    fn way(s: &str) -> usize {
+        (s.as_ptr().addr() >> 4) & (RECENT_WAYS - 1)
+    }
+
+    /// The id of `s` if its way holds the same slice: the same bytes, which
+    /// `intern_batch`'s shared borrow of them keeps unchanged.
+    #[inline(always)]
+    fn get(&self, way: usize, s: &str) -> Option<StringId> {
+        (self.addrs[way] == s.as_ptr().addr() && usize::from(self.lens[way]) == s.len())
+            .then(|| self.ids[way])
+    }
+
+    #[inline(always)]
+    fn put(&mut self, way: usize, s: &str, id: StringId) {
+        self.addrs[way] = s.as_ptr().addr();
+        // Truncation impossible: only short strings (1 to 254 bytes) are
+        // put.
+        self.lens[way] = s.len() as u8;
+        self.ids[way] = id;
+    }
+}
+
 mod sealed {
     /// Gives `merge` access to a source's strings.
     pub trait Sealed {
@@ -217,8 +281,21 @@ impl<S: BuildHasher> StringTable<S> {
     /// on a chain of cache misses per string (hash table, then bytes). A
     /// batch hashes a group of strings first, then prefetches every
     /// string's hash-table slot, then the bytes the slot points to, so the
-    /// misses of the whole group overlap. Small tables take the plain
-    /// loop.
+    /// misses of the whole group overlap.
+    ///
+    /// On a table that fits the caches, a string passed again by the same
+    /// slice (the same address and length) as a recent string of the
+    /// batch takes that string's id without a hash or a probe. A profiler's
+    /// sample does this all the time: the mapping's file for every frame,
+    /// a source file for each of its functions, a system name that is the
+    /// function's name. (Replaying a Go CPU profile's samples, a batch per
+    /// sample executes a third fewer instructions than one `intern` per
+    /// string; see `benches/README.md`.) The batch takes the same address
+    /// and length to mean the same bytes, as they are for every type that
+    /// lends out bytes it owns (`&str`, `String`, `Box<str>`, `Arc<str>`,
+    /// `Cow<str>`). When the slices stop repeating (a caller that formats
+    /// or copies each string), the batch stops looking for a while: such
+    /// batches execute about 1% more instructions than the plain loop.
     ///
     /// # Panics
     ///
@@ -254,12 +331,98 @@ impl<S: BuildHasher> StringTable<S> {
 
     /// `try_intern` of each string into its id, stopping at the first
     /// error: the batch on a cache-resident table, inlined into the
-    /// caller's loop over samples, +0.1% instructions over that plain loop
-    /// on both replays (out of line, its call and the registers it
-    /// restored after each hash cost +3.6%; a loop of `intern` calls, each
-    /// with its own panic path, +1.8%).
+    /// caller's loop over samples. A string passed again by the same slice
+    /// (address and length) as a recent one of the batch takes that one's
+    /// id without a hash or a probe ([`Recent`]). After
+    /// [`RECENT_STRIKES`] batches in a row in which the cache answered
+    /// too few strings, the next [`RECENT_BACKOFF`] batches take the plain
+    /// loop, so that a caller whose every string is a slice of its own
+    /// (formatted or copied per call) pays the cache's instructions in
+    /// one batch of `RECENT_BACKOFF + 1`.
     #[inline(always)]
     fn intern_each<T: AsRef<str>>(
+        &mut self,
+        strings: &[T],
+        ids: &mut [StringId],
+    ) -> Result<(), BatchError> {
+        if self.recent_backoff > 0 {
+            self.recent_backoff -= 1;
+            return self.intern_plain(strings, ids);
+        }
+        self.intern_recent(strings, ids)
+    }
+
+    /// [`intern_each`](Self::intern_each) with the recent-slice cache, out
+    /// of line: inlined beside the plain loop, it changed the caller's
+    /// register allocation, and the plain loop's strings cost 2-4% more
+    /// instructions.
+    #[inline(never)]
+    fn intern_recent<T: AsRef<str>>(
+        &mut self,
+        strings: &[T],
+        ids: &mut [StringId],
+    ) -> Result<(), BatchError> {
+        let mut recent = Recent::new();
+        // Strings looked up in the cache, and those it answered.
+        let (mut looked, mut hits) = (0, 0);
+        let n = strings.len();
+        let (strings, ids) = (&strings[..n], &mut ids[..n]);
+        let mut i = 0;
+        while i < n {
+            let s = strings[i].as_ref();
+            // `try_intern`'s steps, written out around the cache: moved into
+            // a helper that `try_intern` shares, they changed its compiled
+            // code, and one-by-one interning cost 0.3-0.9 more instructions
+            // per string.
+            let id = if !is_short(s) {
+                // `""` and long strings, past the cache.
+                if s.is_empty() {
+                    StringId::EMPTY
+                } else {
+                    self.intern_long(s)
+                        .map_err(|error| BatchError { interned: i, error })?
+                }
+            } else {
+                looked += 1;
+                let way = Recent::way(s);
+                match recent.get(way, s) {
+                    Some(id) => {
+                        hits += 1;
+                        id
+                    }
+                    None => {
+                        let hash = hash_str(&self.hasher, s);
+                        let id = match self.find_short(hash, s) {
+                            Some(id) => id,
+                            None => self
+                                .insert_new(hash, s)
+                                .map_err(|error| BatchError { interned: i, error })?,
+                        };
+                        recent.put(way, s, id);
+                        id
+                    }
+                }
+            };
+            ids[i] = id;
+            i += 1;
+        }
+        if hits * RECENT_MIN_SHARE >= looked {
+            self.recent_strikes = 0;
+        } else if self.recent_strikes + 1 < RECENT_STRIKES {
+            self.recent_strikes += 1;
+        } else {
+            // The next batch after the pause is the last strike again: a
+            // caller whose slices never repeat pays for one cached batch
+            // in `RECENT_BACKOFF + 1`.
+            self.recent_backoff = RECENT_BACKOFF;
+        }
+        Ok(())
+    }
+
+    /// `try_intern` of each string into its id, stopping at the first
+    /// error: exactly the caller's own loop.
+    #[inline(always)]
+    fn intern_plain<T: AsRef<str>>(
         &mut self,
         strings: &[T],
         ids: &mut [StringId],

@@ -270,6 +270,11 @@ pub struct StringTable<S = DefaultHashBuilder> {
     pub(crate) table: HashTable<Slot>,
     pub(crate) hasher: S,
     pub(crate) limits: Limits,
+    /// Batches that `intern_batch` runs without its recent-slice cache
+    /// before trying it again, and the batches in a row in which the
+    /// cache answered too few strings (`ops::Recent`).
+    pub(crate) recent_backoff: u8,
+    pub(crate) recent_strikes: u8,
 }
 
 // Profilers hand a finished table to an exporter thread, and several
@@ -481,6 +486,8 @@ impl<S: BuildHasher> Builder<S> {
             table,
             hasher,
             limits,
+            recent_backoff: 0,
+            recent_strikes: 0,
         })
     }
 }
@@ -655,7 +662,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// or more.
     #[cold]
     #[inline(never)]
-    fn intern_long(&mut self, s: &str) -> Result<StringId, Error> {
+    pub(crate) fn intern_long(&mut self, s: &str) -> Result<StringId, Error> {
         let hash = hash_str(&self.hasher, s);
         match self.find_long(hash, s) {
             Some(id) => Ok(id),
@@ -712,7 +719,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// [`find`](Self::find) of a string known to be shorter than
     /// [`LONG_LEN`] bytes.
     #[inline(always)]
-    fn find_short(&self, hash: u64, s: &str) -> Option<StringId> {
+    pub(crate) fn find_short(&self, hash: u64, s: &str) -> Option<StringId> {
         find_probed::<false, _>(&self.table, &self.store.arena, hash, s, Found::id)
             .map(StringId::from_u32)
     }

@@ -56,6 +56,63 @@ fn batch_gives_the_ids_of_one_by_one() {
 }
 
 #[test]
+fn batch_of_shared_slices_gives_the_ids_of_one_by_one() {
+    // A profiler's samples pass the same slices again (a mapping's file for
+    // every frame), and slices of one buffer can share an address with
+    // different lengths ("main" and "ma"): the batch's recent-slice cache
+    // must answer only the same slice. Batches of owned copies in between
+    // send the cache into its pause and back.
+    let text: String = (0..scaled(400))
+        .map(|i| format!("pkg::mod_{}::f{};", i % 37, i % 101))
+        .collect();
+    let words: Vec<&str> = text.split(';').filter(|w| !w.is_empty()).collect();
+    let mut one = StringTable::new();
+    let mut batch = StringTable::new();
+    let mut x = 7u64;
+    for round in 0..scaled(300) {
+        let mut sample: Vec<&str> = Vec::new();
+        for _ in 0..(round % 40) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let w = words[x as usize % words.len().min(12 + round % 50)];
+            // The word, a prefix at the same address, or `""`.
+            sample.push(match x % 5 {
+                0 => &w[..(x as usize / 5) % w.len() + 1],
+                1 => "",
+                _ => w,
+            });
+        }
+        let expected: Vec<StringId> = sample.iter().map(|s| one.intern(s)).collect();
+        let mut ids = vec![StringId::EMPTY; sample.len()];
+        if round % 7 < 3 {
+            let owned: Vec<String> = sample.iter().map(|s| s.to_string()).collect();
+            batch.intern_batch(&owned, &mut ids);
+        } else {
+            batch.intern_batch(&sample, &mut ids);
+        }
+        assert_eq!(ids, expected, "round {round}");
+    }
+    assert!(batch.iter().eq(one.iter()));
+}
+
+#[test]
+fn batch_reads_a_reused_buffer_afresh() {
+    // The same address in the next batch may hold other bytes.
+    let mut t = StringTable::new();
+    let mut buf = String::with_capacity(16);
+    let mut ids = [StringId::EMPTY; 2];
+    for word in ["alpha", "bravo", "alpha", "delta"] {
+        buf.clear();
+        buf.push_str(word);
+        t.intern_batch(&[buf.as_str(), buf.as_str()], &mut ids);
+        assert_eq!(&t[ids[0]], word);
+        assert_eq!(ids[0], ids[1]);
+    }
+    assert_eq!(t.len(), 4);
+}
+
+#[test]
 fn failed_batch_reports_progress_and_loses_nothing() {
     let mut t = StringTable::with_limits(Limits::new().max_strings(101));
     let strings: Vec<String> = (0..200).map(|i| format!("s{}", i % 150)).collect();

@@ -410,14 +410,35 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
             }
             Op::Check => check_full(&table, &model),
             Op::Batch(texts) => {
-                let strings: Vec<String> = texts.iter().map(|t| t.make(&model)).collect();
+                // Slices of one buffer, as a profiler's sample passes them:
+                // equal texts by the same slice, and each text of two or
+                // more characters followed by its first character, a slice
+                // at the same address with another length (the batch's
+                // recent-slice cache must tell them apart).
+                let made: Vec<String> = texts.iter().map(|t| t.make(&model)).collect();
+                let buffer: String = made.concat();
+                let mut at = 0;
+                let mut slices: Vec<&str> = Vec::new();
+                for m in &made {
+                    let slice = &buffer[at..at + m.len()];
+                    at += m.len();
+                    let first = made.iter().position(|o| o == m).unwrap();
+                    slices.push(if first < slices.len() { slices[first] } else { slice });
+                }
+                let mut strings: Vec<&str> = Vec::new();
+                for s in slices.iter().copied() {
+                    strings.push(s);
+                    if let Some((i, _)) = s.char_indices().nth(1) {
+                        strings.push(&s[..i]);
+                    }
+                }
                 let mut ids = vec![StringId::EMPTY; strings.len()];
                 let result = table.try_intern_batch(&strings, &mut ids);
                 let done = match &result {
                     Ok(()) => strings.len(),
                     Err(e) => e.interned(),
                 };
-                for (s, id) in strings.iter().zip(&ids).take(done) {
+                for (&s, id) in strings.iter().zip(&ids).take(done) {
                     let want = match model.ids.get(s) {
                         Some(&old) => old,
                         None => model.push(s),
@@ -426,7 +447,7 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
                 }
                 if let Err(e) = result {
                     // The failing string is new, and was not added.
-                    let s = &strings[done];
+                    let s = strings[done];
                     assert!(!model.ids.contains_key(s), "a batch hit failed: {e}");
                     assert_eq!(table.get(s), None);
                     assert!(matches!(
