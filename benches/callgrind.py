@@ -49,7 +49,7 @@ BASELINES = ("indexset", "naive-hashmap")
 # Compared across every implementation, in table order.
 WORKLOADS = [
     "stream", "fill", "fill-hint", "get-hit", "get-miss", "resolve", "iterate",
-    "wordpress", "wordpress-reintern", "replay-wordpress", "replay-sim",
+    "wordpress", "wordpress-reintern", "replay-wordpress", "replay-go", "replay-sim",
 ]
 # One thread of the concurrent benchmark: StringTable against the
 # concurrent tables used alone (issue 10: one thread using
@@ -57,7 +57,10 @@ WORKLOADS = [
 THREAD = ["thread-stream"]
 THREAD_IMPLS = ["strtab", "strtab-shared", "lasso-threaded", "blazinterner"]
 # strtab only: intern_batch per sample and its plain-loop baseline.
-BATCH = ["replay-wordpress-batch", "replay-wordpress-loop", "replay-sim-batch", "replay-sim-loop"]
+BATCH = [
+    "replay-wordpress-batch", "replay-wordpress-loop", "replay-go-batch", "replay-go-loop",
+    "replay-sim-batch", "replay-sim-loop",
+]
 # No table: the implementation argument is ignored, run once.
 FLOOR = ["hash_only", "hash_bytes"]
 ALL = WORKLOADS + THREAD + BATCH + FLOOR

@@ -22,8 +22,9 @@
 //!
 //! `STRTAB_STRINGS=FILE` replaces the generated strings with the distinct
 //! lines of `FILE` (`setup::input_strings`), such as a binary's symbol
-//! names. `STRTAB_SOURCE=replay-sim` (or `replay-wordpress`) has the threads
-//! intern a real profile build's calls instead (`setup::ReplayProfile`:
+//! names. `STRTAB_SOURCE=replay-sim` (or `replay-wordpress`, `replay-go`)
+//! has the threads intern a real profile build's calls instead
+//! (`setup::ReplayProfile`:
 //! each thread a round-robin share of the samples, so the total is the
 //! same at every thread count, and the baseline does all of it); groups
 //! `concurrent_replay-sim/...`. `STRTAB_SOURCE=replay-pprof` replays the
@@ -383,11 +384,12 @@ enum Source {
     /// [`setup::UNIQUE`] generated strings (10% of each stream's interns
     /// are that stream's first sight of a string).
     Generated(Vec<String>),
-    /// `STRTAB_SOURCE=replay-sim`, `replay-wordpress` or `replay-pprof`:
-    /// the intern calls of a real profile build
+    /// `STRTAB_SOURCE=replay-sim`, `replay-wordpress`, `replay-go` or
+    /// `replay-pprof`: the intern calls of a real profile build
     /// (`setup::ReplayProfile::replay`: the simulated profile's 2.3M calls
-    /// over 3,941 strings, WordPress's 203k over 1,054, or those of the
-    /// file named by `STRTAB_PPROF`), its samples dealt out round-robin, one share
+    /// over 3,941 strings, WordPress's 203k over 1,054, the Go CPU
+    /// profile's 477k over 839, or those of the file named by
+    /// `STRTAB_PPROF`), its samples dealt out round-robin, one share
     /// per thread (as a profiler's sampler threads each record their own
     /// samples): the total is the same whatever the thread count.
     Replay(&'static str, setup::Replay<'static>),
@@ -405,12 +407,16 @@ impl Source {
                 let p = Box::leak(Box::new(setup::ReplayProfile::wordpress()));
                 Source::Replay("replay-wordpress", p.replay())
             }
+            Ok("replay-go") => {
+                let p = Box::leak(Box::new(setup::ReplayProfile::go()));
+                Source::Replay("replay-go", p.replay())
+            }
             Ok("replay-pprof") => {
                 let p = Box::leak(Box::new(setup::ReplayProfile::from_env()));
                 Source::Replay("replay-pprof", p.replay())
             }
             Ok(other) => panic!(
-                "STRTAB_SOURCE={other}: expected generated, replay-sim, replay-wordpress or replay-pprof"
+                "STRTAB_SOURCE={other}: expected generated, replay-sim, replay-wordpress, replay-go or replay-pprof"
             ),
         }
     }

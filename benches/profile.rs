@@ -37,9 +37,11 @@
 //! - `wordpress`: the fixture's 1,059 strings into a fresh table;
 //!   `wordpress-reintern`: all of them again into a table that holds
 //!   them (an intern);
-//! - `replay-wordpress`, `replay-sim`: a profile build's intern calls
-//!   (`setup::ReplayProfile::replay`) one by one into a fresh table (an
-//!   intern call); `replay-pprof` (and its `-batch` and `-loop` forms
+//! - `replay-wordpress`, `replay-go`, `replay-sim`: a profile build's
+//!   intern calls (`setup::ReplayProfile::replay`; `replay-go` replays
+//!   `tests/data/go-cpu.pprof`, a CPU profile Go's runtime wrote) one by
+//!   one into a fresh table (an intern call); `replay-pprof` (and its
+//!   `-batch` and `-loop` forms
 //!   below): the same for the pprof file named by `STRTAB_PPROF` (gzip'd
 //!   or raw), such as a production profile that is not in this
 //!   repository;
@@ -48,9 +50,10 @@
 //!   100k strings) into a fresh table (an intern); also for the
 //!   concurrent tables used from one thread, `strtab-shared`
 //!   (`SharedStringTable`) and `lasso-threaded` (`ThreadedRodeo`);
-//! - `replay-wordpress-batch`, `replay-sim-batch`: the same with one
-//!   `intern_batch` per sample, and `replay-wordpress-loop`,
-//!   `replay-sim-loop`: the plain loop writing the same ids into the same
+//! - `replay-wordpress-batch`, `replay-go-batch`, `replay-sim-batch`: the
+//!   same with one `intern_batch` per sample, and `replay-wordpress-loop`,
+//!   `replay-go-loop`, `replay-sim-loop`: the plain loop writing the same
+//!   ids into the same
 //!   buffer (strtab only; an intern call); `replay-wpowned-*` and
 //!   `replay-simowned-*`: the same calls with each string a copy of its
 //!   own, so that no two calls share an address (a caller that owns or
@@ -254,17 +257,20 @@ mod inputs {
         })
     }
 
-    /// The intern calls of a profile build: `"wordpress"`, `"sim"` or
-    /// `"pprof"` (the file named by `STRTAB_PPROF`).
+    /// The intern calls of a profile build: `"wordpress"`, `"go"`, `"sim"`
+    /// or `"pprof"` (the file named by `STRTAB_PPROF`).
     pub(crate) fn replay(source: &str) -> &'static Replay<'static> {
         static WP: OnceLock<ReplayProfile> = OnceLock::new();
+        static GO: OnceLock<ReplayProfile> = OnceLock::new();
         static SIM: OnceLock<ReplayProfile> = OnceLock::new();
         static WP_REPLAY: OnceLock<Replay<'static>> = OnceLock::new();
+        static GO_REPLAY: OnceLock<Replay<'static>> = OnceLock::new();
         static SIM_REPLAY: OnceLock<Replay<'static>> = OnceLock::new();
         match source {
             "wordpress" => {
                 WP_REPLAY.get_or_init(|| WP.get_or_init(ReplayProfile::wordpress).replay())
             }
+            "go" => GO_REPLAY.get_or_init(|| GO.get_or_init(ReplayProfile::go).replay()),
             "sim" => SIM_REPLAY.get_or_init(|| SIM.get_or_init(ReplayProfile::sim).replay()),
             "pprof" => {
                 static FILE: OnceLock<ReplayProfile> = OnceLock::new();

@@ -13,6 +13,8 @@ use common::workload::{self, Config};
 use prost::Message;
 
 const WORDPRESS: &[u8] = include_bytes!("data/wordpress.pprof");
+/// A CPU profile Go's runtime wrote (gzip'd; `tests/data/README.md`).
+const GO_CPU: &[u8] = include_bytes!("data/go-cpu.pprof");
 
 /// Every index in range, `""` first, no string twice.
 fn check_string_table(profile: &Profile) {
@@ -400,4 +402,75 @@ fn wordpress_strings_intern_twice() {
             Some(s.as_str())
         );
     }
+}
+
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code"
+)]
+fn go_profile_rewrites_to_the_same_profile() {
+    let original = read::read_profile(GO_CPU).unwrap();
+    check_string_table(&original);
+    assert_eq!(original.sample.len(), 9_445);
+    let r = common::rewrite(GO_CPU).unwrap();
+    let rewritten = read::read_profile(&r.encoded).unwrap();
+    check_string_table(&rewritten);
+    check_all_referenced(&rewritten);
+    assert_eq!(
+        common::resolve(&original).unwrap(),
+        common::resolve(&rewritten).unwrap()
+    );
+}
+
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "file I/O and prost/flate2 decoding, outside strtab's unsafe code"
+)]
+fn go_profile_samples_batch_like_one_by_one() {
+    // A sample's strings as a profiler interns them: the mapping's file
+    // per location, name, system name and file per line, then the labels,
+    // each a slice of the decoded string table, so a string repeated in a
+    // sample is the same slice (the batch's recent-slice cache answers
+    // it).
+    let p = read::read_profile(GO_CPU).unwrap();
+    let s = |i: i64| p.string_table[i as usize].as_str();
+    let by_id = |id: u64| p.location.iter().find(|l| l.id == id).unwrap();
+    let function = |id: u64| p.function.iter().find(|f| f.id == id).unwrap();
+    let mapping = |id: u64| p.mapping.iter().find(|m| m.id == id).unwrap();
+    let mut one = strtab::StringTable::new();
+    let mut batch = strtab::StringTable::new();
+    let (mut total, mut repeated) = (0, 0);
+    for sample in &p.sample {
+        let mut calls: Vec<&str> = Vec::new();
+        for &id in &sample.location_id {
+            let loc = by_id(id);
+            if loc.mapping_id != 0 {
+                calls.push(s(mapping(loc.mapping_id).filename));
+            }
+            for line in &loc.line {
+                let f = function(line.function_id);
+                calls.extend([s(f.name), s(f.system_name), s(f.filename)]);
+            }
+        }
+        for label in &sample.label {
+            calls.push(s(label.key));
+            if label.str != 0 {
+                calls.push(s(label.str));
+            }
+        }
+        total += calls.len();
+        repeated += (1..calls.len())
+            .filter(|&i| calls[..i].iter().any(|c| core::ptr::eq(*c, calls[i])))
+            .count();
+        let expected: Vec<strtab::StringId> = calls.iter().map(|c| one.intern(c)).collect();
+        let mut ids = vec![strtab::StringId::EMPTY; calls.len()];
+        batch.intern_batch(&calls, &mut ids);
+        assert_eq!(ids, expected);
+    }
+    // More than half the calls repeat a slice of their own sample.
+    assert_eq!(total, 477_381);
+    assert!(repeated * 2 > total, "{repeated} repeats in {total} calls");
+    assert!(batch.iter().eq(one.iter()));
 }

@@ -579,6 +579,12 @@ impl ReplayProfile {
         Self::file(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/wordpress.pprof").as_ref())
     }
 
+    /// `tests/data/go-cpu.pprof`, a CPU profile written by Go's own
+    /// `runtime/pprof` (`benches/goprof`), decoded and validated.
+    pub fn go() -> ReplayProfile {
+        Self::file(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/go-cpu.pprof").as_ref())
+    }
+
     /// The pprof file named by `STRTAB_PPROF` (gzip'd or raw), decoded
     /// and validated: a replay of a profile that is not in this
     /// repository, such as one a production profiler wrote (`replay-pprof`
