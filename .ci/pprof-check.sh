@@ -81,6 +81,18 @@ if ! cmp -s "$work/original.raw" "$work/rewritten.raw"; then
 fi
 echo "rewritten fixture: -raw output identical ($(wc -l <"$work/original.samples") sample lines, $(wc -l <"$work/original.raw") lines in all)"
 
+echo "== examples/pprof_rewrite on tests/data/go-cpu.pprof (written by Go's runtime/pprof)"
+"$examples/pprof_rewrite" tests/data/go-cpu.pprof "$work/go.pb.gz"
+pprof -raw tests/data/go-cpu.pprof >"$work/go-original.raw"
+pprof -raw "$work/go.pb.gz" >"$work/go-rewritten.raw"
+test "$(wc -l <"$work/go-original.raw")" -gt 20000
+if ! cmp -s "$work/go-original.raw" "$work/go-rewritten.raw"; then
+    diff -u "$work/go-original.raw" "$work/go-rewritten.raw" | head -n 40 >&2 || true
+    echo "pprof-check: FAIL: the rewritten Go profile's -raw output differs" >&2
+    exit 1
+fi
+echo "rewritten Go profile: -raw output identical ($(wc -l <"$work/go-original.raw") lines)"
+
 echo "== examples/pprof_rewrite on the example's output"
 "$examples/pprof_rewrite" "$work/profile.pb.gz" "$work/profile2.pb.gz"
 pprof -raw "$work/profile2.pb.gz" >"$work/profile2.raw"
