@@ -397,24 +397,17 @@ enum Source {
 
 impl Source {
     fn from_env() -> Source {
+        // The profile lives as long as the benchmark, so its replay may
+        // borrow it.
+        let replay = |name: &'static str, profile: setup::ReplayProfile| {
+            Source::Replay(name, Box::leak(Box::new(profile)).replay())
+        };
         match std::env::var("STRTAB_SOURCE").as_deref() {
             Err(_) | Ok("" | "generated") => Source::Generated(setup::input_strings()),
-            Ok("replay-sim") => {
-                let p = Box::leak(Box::new(setup::ReplayProfile::sim()));
-                Source::Replay("replay-sim", p.replay())
-            }
-            Ok("replay-wordpress") => {
-                let p = Box::leak(Box::new(setup::ReplayProfile::wordpress()));
-                Source::Replay("replay-wordpress", p.replay())
-            }
-            Ok("replay-go") => {
-                let p = Box::leak(Box::new(setup::ReplayProfile::go()));
-                Source::Replay("replay-go", p.replay())
-            }
-            Ok("replay-pprof") => {
-                let p = Box::leak(Box::new(setup::ReplayProfile::from_env()));
-                Source::Replay("replay-pprof", p.replay())
-            }
+            Ok("replay-sim") => replay("replay-sim", setup::ReplayProfile::sim()),
+            Ok("replay-wordpress") => replay("replay-wordpress", setup::ReplayProfile::wordpress()),
+            Ok("replay-go") => replay("replay-go", setup::ReplayProfile::go()),
+            Ok("replay-pprof") => replay("replay-pprof", setup::ReplayProfile::from_env()),
             Ok(other) => panic!(
                 "STRTAB_SOURCE={other}: expected generated, replay-sim, replay-wordpress, replay-go or replay-pprof"
             ),
