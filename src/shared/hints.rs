@@ -9,8 +9,9 @@
 //! [`HINTED_BLOCKS`] blocks) under an 8-bit tag (the low bits of the
 //! string's 64-bit hash, the lowest forced to 1 so that no tag matches an
 //! empty, zero, entry). The set of four entries (16 bytes, never across
-//! two cache lines) is chosen by the shard bits (the hash's bits 40 and
-//! up), whose lowest bits pick the shard: a level has at least as many
+//! two cache lines) is chosen by the shard bits (`shard::hash_of`: bits
+//! 40 and up of the hash times an odd constant), whose lowest bits pick
+//! the shard: a level has at least as many
 //! sets as the table has shards, so every string of a set is of one
 //! shard, and an entry's location is read in the arena of the shard of
 //! the string looked up. Each shard publishes the bias (base address,
@@ -232,7 +233,7 @@ struct Level<'a> {
 }
 
 impl<'a> Level<'a> {
-    /// The set of a string whose shard bits are `bits` (`hash >> 40`):
+    /// The set of a string whose shard bits are `bits` (`shard::hash_of`):
     /// chosen by their low bits, which hold the shard's (see
     /// [`Hints::wants_level`]).
     #[inline(always)]
