@@ -94,7 +94,7 @@ use std::hint::black_box;
 mod setup;
 
 use setup::{Fold, Interner, Replay};
-use strtab::{StringId, StringTable};
+use strtab::StringId;
 
 #[inline(never)]
 fn workload_fresh<T: Interner>(input: &[&str]) -> T {
@@ -165,15 +165,23 @@ fn workload_hash_bytes(input: &[&str]) {
 }
 
 #[inline(never)]
-fn workload_replay_batch(replay: &Replay<'_>, ids: &mut [StringId]) -> StringTable<Fold> {
-    let mut t = setup::strtab_new();
+fn workload_replay_batch<T: setup::Batching>(
+    new: fn() -> T,
+    replay: &Replay<'_>,
+    ids: &mut [StringId],
+) -> T {
+    let mut t = new();
     setup::replay_batch(&mut t, replay, ids);
     t
 }
 
 #[inline(never)]
-fn workload_replay_loop(replay: &Replay<'_>, ids: &mut [StringId]) -> StringTable<Fold> {
-    let mut t = setup::strtab_new();
+fn workload_replay_loop<T: setup::Batching>(
+    new: fn() -> T,
+    replay: &Replay<'_>,
+    ids: &mut [StringId],
+) -> T {
+    let mut t = new();
     setup::replay_loop(&mut t, replay, ids);
     t
 }
@@ -404,18 +412,46 @@ fn prepare<T: Interner + 'static>(workload: &str) -> (Prepared, usize) {
                 let run = || drop(black_box(workload_fresh::<T>(&replay.strings)));
                 return (Box::new(run), calls);
             }
-            assert_eq!(
-                std::any::type_name::<T>(),
-                std::any::type_name::<setup::Strtab<Fold>>(),
-                "{workload} is strtab only"
-            );
             let mut ids = vec![StringId::EMPTY; replay.max_sample_len()];
-            let run: Prepared = match variant {
-                "batch" => {
-                    Box::new(move || drop(black_box(workload_replay_batch(replay, &mut ids))))
+            let name = std::any::type_name::<T>();
+            let run: Prepared = if name == std::any::type_name::<setup::Strtab<Fold>>() {
+                match variant {
+                    "batch" => Box::new(move || {
+                        drop(black_box(workload_replay_batch(
+                            setup::strtab_new,
+                            replay,
+                            &mut ids,
+                        )))
+                    }),
+                    "loop" => Box::new(move || {
+                        drop(black_box(workload_replay_loop(
+                            setup::strtab_new,
+                            replay,
+                            &mut ids,
+                        )))
+                    }),
+                    _ => panic!("unknown workload {workload}"),
                 }
-                "loop" => Box::new(move || drop(black_box(workload_replay_loop(replay, &mut ids)))),
-                _ => panic!("unknown workload {workload}"),
+            } else if name == std::any::type_name::<setup::Shared<Fold>>() {
+                match variant {
+                    "batch" => Box::new(move || {
+                        drop(black_box(workload_replay_batch(
+                            setup::shared_new,
+                            replay,
+                            &mut ids,
+                        )))
+                    }),
+                    "loop" => Box::new(move || {
+                        drop(black_box(workload_replay_loop(
+                            setup::shared_new,
+                            replay,
+                            &mut ids,
+                        )))
+                    }),
+                    _ => panic!("unknown workload {workload}"),
+                }
+            } else {
+                panic!("{workload} is for strtab and strtab-shared only")
             };
             (run, calls)
         }

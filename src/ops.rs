@@ -11,6 +11,7 @@ use crate::iter::Strings;
 use crate::prefetch::prefetch;
 use crate::remap::{IdSet, Remap};
 use crate::resolver::Resolver;
+use crate::shared::SharedStringTable;
 use crate::table::{Builder, SLOT_BYTES, Slot, StringTable, hash_str, intern_failed, is_short};
 
 /// Strings handled per pipeline round of a batch: enough independent
@@ -194,20 +195,6 @@ struct Recent {
 /// Ways of [`Recent`]: a sample's distinct slices mostly fit.
 const RECENT_WAYS: usize = 32;
 
-/// Batches run without [`Recent`] after [`RECENT_STRIKES`] in a row in
-/// which it answered fewer than one string in [`RECENT_MIN_SHARE`] of
-/// those it was asked (a sample of a few frames can repeat nothing while
-/// the caller's other samples do).
-const RECENT_BACKOFF: u8 = 63;
-
-/// See [`RECENT_BACKOFF`].
-const RECENT_STRIKES: u8 = 3;
-
-/// Below one answer in this many lookups, [`Recent`] costs more (about 16
-/// instructions per string it does not answer: the way, the compare, the
-/// store) than it saves (a hash, a probe and a compare, 60 to 100).
-const RECENT_MIN_SHARE: usize = 8;
-
 impl Recent {
     #[inline(always)]
     fn new() -> Recent {
@@ -241,6 +228,129 @@ impl Recent {
         self.lens[way] = s.len() as u8;
         self.ids[way] = id;
     }
+}
+
+/// Batches run without [`Recent`] after [`RECENT_STRIKES`] in a row in
+/// which it answered fewer than one string in [`RECENT_MIN_SHARE`] of
+/// those it was asked (a sample of a few frames can repeat nothing while
+/// the caller's other samples do).
+const RECENT_BACKOFF: u8 = 63;
+
+/// See [`RECENT_BACKOFF`].
+const RECENT_STRIKES: u8 = 3;
+
+/// Below one answer in this many lookups, [`Recent`] costs more (about 16
+/// instructions per string it does not answer: the way, the compare, the
+/// store) than it saves (a hash, a probe and a compare, 60 to 100).
+const RECENT_MIN_SHARE: usize = 8;
+
+/// Whether a caller's batches take the recent-slice cache ([`Recent`]):
+/// after [`RECENT_STRIKES`] batches in a row in which it answered too few
+/// strings, the next [`RECENT_BACKOFF`] batches take the plain loop, so
+/// that a caller whose every string is a slice of its own (formatted or
+/// copied per call) pays the cache's instructions in one batch of
+/// `RECENT_BACKOFF + 1`. A `StringTable` keeps one; the threads that batch
+/// into a `SharedStringTable` keep one each.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RecentRest {
+    /// Batches left to run without the cache.
+    backoff: u8,
+    /// Cached batches in a row that answered too few strings.
+    strikes: u8,
+}
+
+impl RecentRest {
+    /// A caller that has not batched yet: the cache is on.
+    pub(crate) const NEW: RecentRest = RecentRest {
+        backoff: 0,
+        strikes: 0,
+    };
+
+    /// Whether this batch runs without the cache; counts it if so.
+    #[inline(always)]
+    fn rests(&mut self) -> bool {
+        if self.backoff > 0 {
+            self.backoff -= 1;
+            return true;
+        }
+        false
+    }
+
+    /// Counts a cached batch that answered `hits` of the `looked` strings
+    /// it was asked.
+    #[inline(always)]
+    pub(crate) fn record(&mut self, looked: usize, hits: usize) {
+        if hits * RECENT_MIN_SHARE >= looked {
+            self.strikes = 0;
+        } else if self.strikes + 1 < RECENT_STRIKES {
+            self.strikes += 1;
+        } else {
+            // The next batch after the pause is the last strike again: a
+            // caller whose slices never repeat pays for one cached batch
+            // in `RECENT_BACKOFF + 1`.
+            self.backoff = RECENT_BACKOFF;
+        }
+    }
+}
+
+/// Interns each string of `strings` into its id with `intern`, stopping
+/// at the first error: exactly the caller's own loop.
+#[inline(always)]
+fn batch_plain<T: AsRef<str>>(
+    strings: &[T],
+    ids: &mut [StringId],
+    mut intern: impl FnMut(&str) -> Result<StringId, Error>,
+) -> Result<(), BatchError> {
+    for (i, (s, out)) in strings.iter().zip(ids.iter_mut()).enumerate() {
+        *out = intern(s.as_ref()).map_err(|error| BatchError { interned: i, error })?;
+    }
+    Ok(())
+}
+
+/// [`batch_plain`] through the recent-slice cache: a short string (see
+/// `is_short`) passed again by the same slice as a recent one of the
+/// batch takes that one's id; other short strings go to `short`, `""`
+/// and long strings to `other`, both given `table`. Each is called in one
+/// place, so that it is inlined once. Returns how many strings the cache
+/// was asked and how many it answered, for [`RecentRest::record`].
+#[inline(always)]
+fn batch_recent<C: ?Sized, T: AsRef<str>>(
+    table: &mut C,
+    strings: &[T],
+    ids: &mut [StringId],
+    mut short: impl FnMut(&mut C, &str) -> Result<StringId, Error>,
+    mut other: impl FnMut(&mut C, &str) -> Result<StringId, Error>,
+) -> Result<(usize, usize), BatchError> {
+    let mut recent = Recent::new();
+    // Strings looked up in the cache, and those it answered.
+    let (mut looked, mut hits) = (0, 0);
+    let n = strings.len();
+    let (strings, ids) = (&strings[..n], &mut ids[..n]);
+    let mut i = 0;
+    while i < n {
+        let s = strings[i].as_ref();
+        let id = if !is_short(s) {
+            // `""` and long strings, past the cache.
+            other(table, s).map_err(|error| BatchError { interned: i, error })?
+        } else {
+            looked += 1;
+            let way = Recent::way(s);
+            match recent.get(way, s) {
+                Some(id) => {
+                    hits += 1;
+                    id
+                }
+                None => {
+                    let id = short(table, s).map_err(|error| BatchError { interned: i, error })?;
+                    recent.put(way, s, id);
+                    id
+                }
+            }
+        };
+        ids[i] = id;
+        i += 1;
+    }
+    Ok((looked, hits))
 }
 
 mod sealed {
@@ -333,21 +443,16 @@ impl<S: BuildHasher> StringTable<S> {
     /// error: the batch on a cache-resident table, inlined into the
     /// caller's loop over samples. A string passed again by the same slice
     /// (address and length) as a recent one of the batch takes that one's
-    /// id without a hash or a probe ([`Recent`]). After
-    /// [`RECENT_STRIKES`] batches in a row in which the cache answered
-    /// too few strings, the next [`RECENT_BACKOFF`] batches take the plain
-    /// loop, so that a caller whose every string is a slice of its own
-    /// (formatted or copied per call) pays the cache's instructions in
-    /// one batch of `RECENT_BACKOFF + 1`.
+    /// id without a hash or a probe ([`Recent`]), unless the table's
+    /// [`RecentRest`] says the caller's slices stopped repeating.
     #[inline(always)]
     fn intern_each<T: AsRef<str>>(
         &mut self,
         strings: &[T],
         ids: &mut [StringId],
     ) -> Result<(), BatchError> {
-        if self.recent_backoff > 0 {
-            self.recent_backoff -= 1;
-            return self.intern_plain(strings, ids);
+        if self.recent.rests() {
+            return batch_plain(strings, ids, |s| self.try_intern(s));
         }
         self.intern_recent(strings, ids)
     }
@@ -362,76 +467,30 @@ impl<S: BuildHasher> StringTable<S> {
         strings: &[T],
         ids: &mut [StringId],
     ) -> Result<(), BatchError> {
-        let mut recent = Recent::new();
-        // Strings looked up in the cache, and those it answered.
-        let (mut looked, mut hits) = (0, 0);
-        let n = strings.len();
-        let (strings, ids) = (&strings[..n], &mut ids[..n]);
-        let mut i = 0;
-        while i < n {
-            let s = strings[i].as_ref();
-            // `try_intern`'s steps, written out around the cache: moved into
-            // a helper that `try_intern` shares, they changed its compiled
-            // code, and one-by-one interning cost 0.3-0.9 more instructions
-            // per string.
-            let id = if !is_short(s) {
-                // `""` and long strings, past the cache.
+        // `try_intern`'s steps, written out around the cache: moved into a
+        // helper that `try_intern` shares, they changed its compiled code,
+        // and one-by-one interning cost 0.3-0.9 more instructions per
+        // string.
+        let (looked, hits) = batch_recent(
+            self,
+            strings,
+            ids,
+            |table, s| {
+                let hash = hash_str(&table.hasher, s);
+                match table.find_short(hash, s) {
+                    Some(id) => Ok(id),
+                    None => table.insert_new(hash, s),
+                }
+            },
+            |table, s| {
                 if s.is_empty() {
-                    StringId::EMPTY
+                    Ok(StringId::EMPTY)
                 } else {
-                    self.intern_long(s)
-                        .map_err(|error| BatchError { interned: i, error })?
+                    table.intern_long(s)
                 }
-            } else {
-                looked += 1;
-                let way = Recent::way(s);
-                match recent.get(way, s) {
-                    Some(id) => {
-                        hits += 1;
-                        id
-                    }
-                    None => {
-                        let hash = hash_str(&self.hasher, s);
-                        let id = match self.find_short(hash, s) {
-                            Some(id) => id,
-                            None => self
-                                .insert_new(hash, s)
-                                .map_err(|error| BatchError { interned: i, error })?,
-                        };
-                        recent.put(way, s, id);
-                        id
-                    }
-                }
-            };
-            ids[i] = id;
-            i += 1;
-        }
-        if hits * RECENT_MIN_SHARE >= looked {
-            self.recent_strikes = 0;
-        } else if self.recent_strikes + 1 < RECENT_STRIKES {
-            self.recent_strikes += 1;
-        } else {
-            // The next batch after the pause is the last strike again: a
-            // caller whose slices never repeat pays for one cached batch
-            // in `RECENT_BACKOFF + 1`.
-            self.recent_backoff = RECENT_BACKOFF;
-        }
-        Ok(())
-    }
-
-    /// `try_intern` of each string into its id, stopping at the first
-    /// error: exactly the caller's own loop.
-    #[inline(always)]
-    fn intern_plain<T: AsRef<str>>(
-        &mut self,
-        strings: &[T],
-        ids: &mut [StringId],
-    ) -> Result<(), BatchError> {
-        for (i, (s, out)) in strings.iter().zip(ids.iter_mut()).enumerate() {
-            *out = self
-                .try_intern(s.as_ref())
-                .map_err(|error| BatchError { interned: i, error })?;
-        }
+            },
+        )?;
+        self.recent.record(looked, hits);
         Ok(())
     }
 
@@ -701,6 +760,118 @@ impl<S: BuildHasher> StringTable<S> {
         let bucket: *const Slot = self.table.get_bucket(index)?;
         let ctrl = bucket.cast::<u8>().wrapping_add((index + 1) * SLOT_BYTES);
         Some((ctrl, self.table.num_buckets() - 1))
+    }
+}
+
+std::thread_local! {
+    /// The calling thread's [`RecentRest`] for its batches into any
+    /// [`SharedStringTable`]: whether its slices repeat is the caller's
+    /// habit, and a per-thread value is never written by another core.
+    static SHARED_RECENT_REST: core::cell::Cell<RecentRest> =
+        const { core::cell::Cell::new(RecentRest::NEW) };
+}
+
+impl<S: BuildHasher> SharedStringTable<S> {
+    /// Interns every string of `strings` and writes their ids to `ids`, in
+    /// order: the same ids as calling [`intern`](Self::intern) on each
+    /// string in turn (duplicates inside the batch included), also while
+    /// other threads intern.
+    ///
+    /// As in [`StringTable::intern_batch`], a string passed again by the
+    /// same slice (the same address and length) as a recent string of the
+    /// batch takes that string's id without a hash or a lookup: a
+    /// profiler's sample passes the mapping's file for every frame, a
+    /// source file for each of its functions, a system name that is the
+    /// function's name. The batch takes the same address and length to
+    /// mean the same bytes, as they are for every type that lends out
+    /// bytes it owns (`&str`, `String`, `Box<str>`, `Arc<str>`,
+    /// `Cow<str>`). When a thread's slices stop repeating (a caller that
+    /// formats or copies each string), its batches stop looking for a
+    /// while. There is no prefetch pipeline: each shard is a table of its
+    /// own.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `ids.len() != strings.len()`, or where `intern` would.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::new();
+    /// let stack = ["main", "run", "poll", "run"];
+    /// let mut ids = [strtab::StringId::EMPTY; 4];
+    /// table.intern_batch(&stack, &mut ids);
+    /// assert_eq!(ids.map(|id| id.to_u32()), [1, 2, 3, 2]);
+    /// ```
+    #[inline]
+    pub fn intern_batch<T: AsRef<str>>(&self, strings: &[T], ids: &mut [StringId]) {
+        if let Err(e) = self.try_intern_batch(strings, ids) {
+            intern_failed(&e.error);
+        }
+    }
+
+    /// Like [`intern_batch`](Self::intern_batch), but returns an error
+    /// instead of panicking when a string cannot be added.
+    ///
+    /// # Errors
+    ///
+    /// A [`BatchError`] saying how many strings were interned (their ids
+    /// are in `ids[..interned]`) and why the next failed. Those strings stay
+    /// interned.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `ids.len() != strings.len()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use strtab::{ErrorKind, Limits, SharedStringTable, StringId};
+    ///
+    /// let table = SharedStringTable::with_limits(Limits::new().max_strings(3));
+    /// let mut ids = [StringId::EMPTY; 4];
+    /// let err = table.try_intern_batch(&["a", "b", "a", "c"], &mut ids).unwrap_err();
+    /// assert_eq!(err.interned(), 3);
+    /// assert_eq!(err.error().kind(), ErrorKind::IdsExhausted);
+    /// assert_eq!(&table[ids[1]], "b");
+    /// ```
+    #[inline]
+    pub fn try_intern_batch<T: AsRef<str>>(
+        &self,
+        strings: &[T],
+        ids: &mut [StringId],
+    ) -> Result<(), BatchError> {
+        assert_eq!(
+            strings.len(),
+            ids.len(),
+            "intern_batch needs one output id per input string"
+        );
+        let mut rest = SHARED_RECENT_REST.get();
+        if rest.rests() {
+            SHARED_RECENT_REST.set(rest);
+            return batch_plain(strings, ids, |s| self.try_intern(s));
+        }
+        let (looked, hits) = self.intern_recent(strings, ids)?;
+        rest.record(looked, hits);
+        SHARED_RECENT_REST.set(rest);
+        Ok(())
+    }
+
+    /// The batch through the recent-slice cache, out of line as
+    /// `StringTable`'s.
+    #[inline(never)]
+    fn intern_recent<T: AsRef<str>>(
+        &self,
+        strings: &[T],
+        ids: &mut [StringId],
+    ) -> Result<(usize, usize), BatchError> {
+        batch_recent(
+            &mut &*self,
+            strings,
+            ids,
+            |table, s| table.try_intern(s),
+            |table, s| table.try_intern(s),
+        )
     }
 }
 

@@ -12,6 +12,7 @@ use crate::error::{Error, ErrorKind};
 use crate::id::StringId;
 use crate::iter::Iter;
 use crate::limits::Limits;
+use crate::ops::RecentRest;
 use crate::resolver::Resolver;
 use crate::store::{ENTRY_BYTES, Entry, Store};
 
@@ -270,11 +271,8 @@ pub struct StringTable<S = DefaultHashBuilder> {
     pub(crate) table: HashTable<Slot>,
     pub(crate) hasher: S,
     pub(crate) limits: Limits,
-    /// Batches that `intern_batch` runs without its recent-slice cache
-    /// before trying it again, and the batches in a row in which the
-    /// cache answered too few strings (`ops::Recent`).
-    pub(crate) recent_backoff: u8,
-    pub(crate) recent_strikes: u8,
+    /// Whether `intern_batch` takes its recent-slice cache (`ops::Recent`).
+    pub(crate) recent: RecentRest,
 }
 
 // Profilers hand a finished table to an exporter thread, and several
@@ -486,8 +484,7 @@ impl<S: BuildHasher> Builder<S> {
             table,
             hasher,
             limits,
-            recent_backoff: 0,
-            recent_strikes: 0,
+            recent: RecentRest::NEW,
         })
     }
 }

@@ -688,3 +688,89 @@ fn spilled_records_and_the_block_after_them() {
             .eq(strings.iter().map(String::as_str))
     );
 }
+
+/// Batches from several threads at once, each sample a mix of slices of
+/// one pool (repeated within the sample, as a profiler's mapping file is,
+/// and prefixes at the same addresses), owned copies, `""` and long
+/// strings: every id is the string's one id,
+/// the same as a later one-by-one `get` gives, and the table ends dense.
+/// Each thread's batches of owned copies send its recent-slice cache into
+/// its pause and back.
+#[test]
+fn batches_from_threads_agree() {
+    let pool = pool();
+    let table = SharedStringTable::new();
+    let threads = if cfg!(miri) { 2 } else { 4 };
+    let rounds = if cfg!(miri) { 12 } else { 400 };
+    let seen: Vec<Vec<(String, StringId)>> = thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|w| {
+                let (pool, table) = (&pool, &table);
+                scope.spawn(move || {
+                    let mut rng = Rng(500 + w as u64);
+                    let mut seen = Vec::new();
+                    for round in 0..rounds {
+                        let len = rng.below(40);
+                        let sample: Vec<&str> = (0..len)
+                            .map(|_| {
+                                let s = pool[rng.below(pool.len().min(8 + round % 60))].as_str();
+                                // Now and then a prefix: the same address,
+                                // another length.
+                                match rng.below(5) {
+                                    0 => s.get(..rng.below(s.len() + 1)).unwrap_or(s),
+                                    _ => s,
+                                }
+                            })
+                            .collect();
+                        let mut ids = vec![StringId::EMPTY; sample.len()];
+                        if round % 7 < 3 {
+                            let owned: Vec<String> = sample.iter().map(|s| s.to_string()).collect();
+                            table.intern_batch(&owned, &mut ids);
+                        } else {
+                            table.intern_batch(&sample, &mut ids);
+                        }
+                        for (s, id) in sample.iter().zip(ids) {
+                            assert_eq!(table.resolve(id), Some(*s));
+                            seen.push((s.to_string(), id));
+                        }
+                    }
+                    seen
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut one: HashMap<String, StringId> = HashMap::new();
+    for (s, id) in seen.into_iter().flatten() {
+        assert_eq!(*one.entry(s).or_insert(id), id, "two ids for one string");
+    }
+    for (s, &id) in &one {
+        assert_eq!(table.get(s), Some(id));
+    }
+    check_final(table, &one);
+}
+
+/// A batch that meets the string limit stops there: the strings before it
+/// keep their ids, the error says how many, and no id is lost or doubled.
+#[test]
+fn failed_batch_reports_progress() {
+    let table = SharedStringTable::with_limits(Limits::new().max_strings(11));
+    let strings: Vec<String> = (0..30).map(|i| format!("frame-{}", i % 15)).collect();
+    let slices: Vec<&str> = strings.iter().map(String::as_str).collect();
+    let mut ids = vec![StringId::EMPTY; slices.len()];
+    let err = table.try_intern_batch(&slices, &mut ids).unwrap_err();
+    assert_eq!(err.interned(), 10);
+    assert_eq!(err.error().kind(), ErrorKind::IdsExhausted);
+    for (s, id) in slices.iter().zip(&ids).take(10) {
+        assert_eq!(table.resolve(*id), Some(*s));
+    }
+    assert_eq!(table.len(), 11);
+    // A batch of strings the table holds still succeeds.
+    table.intern_batch(&slices[..10], &mut ids[..10]);
+}
+
+#[test]
+#[should_panic(expected = "one output id per input string")]
+fn batch_wants_one_id_per_string() {
+    SharedStringTable::new().intern_batch(&["a", "b"], &mut [StringId::EMPTY]);
+}

@@ -26,9 +26,9 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkGroup, Criterion, Throughput, measurement::WallTime};
-use strtab::StringId;
+use strtab::{StringId, StringTable};
 
-use crate::setup::{self, Interner, Replay, ReplayProfile};
+use crate::setup::{self, Fold, Interner, Replay, ReplayProfile};
 
 fn intern<T: Interner>(
     name: &str,
@@ -52,7 +52,10 @@ fn batch_vs_loop(g: &mut BenchmarkGroup<'_, WallTime>, source: &str, replay: &Re
     // Both variants give the ids one-by-one interning gives.
     let mut expected = setup::strtab_new();
     let expected: Vec<StringId> = replay.strings.iter().map(|s| expected.intern(s)).collect();
-    for run in [setup::replay_batch, setup::replay_loop] {
+    for run in [
+        setup::replay_batch::<StringTable<Fold>>,
+        setup::replay_loop::<StringTable<Fold>>,
+    ] {
         let mut t = setup::strtab_new();
         let mut got = Vec::with_capacity(expected.len());
         for sample in replay.samples() {
