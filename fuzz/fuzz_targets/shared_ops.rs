@@ -11,6 +11,10 @@
 //! - `resolve(intern(s)) == s`, `table[id]` agrees with `resolve`, ids
 //!   never given out resolve to `None`;
 //! - `get` never inserts;
+//! - `try_intern_batch` of slices of one buffer (repeats by the same
+//!   slice, prefixes at the same address) gives the ids one-by-one
+//!   interning gives, and on an error has interned exactly the strings
+//!   before the one it reports;
 //! - an error leaves the table unchanged (same `len`, no id taken, the
 //!   string absent, earlier ids resolving), hits never fail, and the
 //!   error kind matches the limit;
@@ -31,6 +35,9 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+#[path = "common/slices.rs"]
+mod slices;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
@@ -69,6 +76,8 @@ enum HasherKind {
 enum Op {
     Intern(Text),
     TryIntern(Text),
+    /// `try_intern_batch` of slices of one buffer (see `slices`).
+    Batch(Vec<Text>),
     Get(Text),
     Resolve(u32),
     Check,
@@ -205,54 +214,75 @@ fn intern_checked<S: BuildHasher>(
     s: String,
     salt: Option<&AtomicU64>,
 ) {
-    let len = table.len();
     match table.try_intern(&s) {
-        Ok(got) if salt.is_some() => {
-            // A new id is the next one; an old one is of `s`.
-            if got.index() == len {
-                model.strings.push(s.clone());
-                model.total_bytes += s.len();
-            }
-            assert_eq!(model.strings.get(got.index()), Some(&s));
-            assert_eq!(table.resolve(got), Some(s.as_str()));
+        Ok(got) => accepted(table, model, &s, got, salt),
+        Err(e) => refused(table, model, &s, &e, salt),
+    }
+}
+
+/// Checks the id `got` that interning `s` gave against the model, which
+/// it updates.
+fn accepted<S: BuildHasher>(
+    table: &SharedStringTable<S>,
+    model: &mut Model,
+    s: &str,
+    got: StringId,
+    salt: Option<&AtomicU64>,
+) {
+    if salt.is_some() {
+        // A new id is the next one; an old one is of `s`.
+        if got.index() == model.strings.len() {
+            model.strings.push(s.to_owned());
+            model.total_bytes += s.len();
         }
-        Ok(got) => {
-            let expect = match model.ids.get(&s) {
-                Some(&known) => known,
-                None => {
-                    let new = u32::try_from(model.strings.len()).unwrap();
-                    model.strings.push(s.clone());
-                    model.ids.insert(s.clone(), new);
-                    model.total_bytes += s.len();
-                    new
-                }
-            };
-            assert_eq!(got, StringId::from_u32(expect), "{s:?}");
-            assert_eq!(table.resolve(got), Some(s.as_str()));
-            assert_eq!(&table[got], s.as_str());
+        assert_eq!(model.strings.get(got.index()).map(String::as_str), Some(s));
+        assert_eq!(table.resolve(got), Some(s));
+        return;
+    }
+    let expect = match model.ids.get(s) {
+        Some(&known) => known,
+        None => {
+            let new = u32::try_from(model.strings.len()).unwrap();
+            model.strings.push(s.to_owned());
+            model.ids.insert(s.to_owned(), new);
+            model.total_bytes += s.len();
+            new
         }
-        Err(e) => {
-            // With an unstable hasher a known string may be
-            // looked for in another shard: an insertion.
-            assert!(
-                salt.is_some() || !model.ids.contains_key(&s),
-                "a hit failed: {e}"
-            );
-            match e.kind() {
-                ErrorKind::IdsExhausted => {
-                    assert_eq!(len, table.limits().get_max_strings())
-                }
-                ErrorKind::MemoryLimit => {
-                    assert_ne!(table.limits().get_max_bytes(), usize::MAX)
-                }
-                kind => panic!("unexpected {kind:?}: {e}"),
-            }
-            assert_eq!(table.len(), len, "a failure took an id");
-            check_get(table, model, &s, salt);
-            if let Some(last) = model.strings.last() {
-                assert_eq!(table.resolve(id(len - 1)), Some(last.as_str()));
-            }
+    };
+    assert_eq!(got, StringId::from_u32(expect), "{s:?}");
+    assert_eq!(table.resolve(got), Some(s));
+    assert_eq!(&table[got], s);
+}
+
+/// Checks that interning `s` failed as it may (a limit), leaving the
+/// table as the model has it.
+fn refused<S: BuildHasher>(
+    table: &SharedStringTable<S>,
+    model: &Model,
+    s: &str,
+    e: &strtab::Error,
+    salt: Option<&AtomicU64>,
+) {
+    let len = model.strings.len();
+    // With an unstable hasher a known string may be looked for in another
+    // shard: an insertion.
+    assert!(
+        salt.is_some() || !model.ids.contains_key(s),
+        "a hit failed: {e}"
+    );
+    match e.kind() {
+        ErrorKind::IdsExhausted => {
+            assert_eq!(len, table.limits().get_max_strings())
         }
+        ErrorKind::MemoryLimit => {
+            assert_ne!(table.limits().get_max_bytes(), usize::MAX)
+        }
+        kind => panic!("unexpected {kind:?}: {e}"),
+    }
+    assert_eq!(table.len(), len, "a failure took an id");
+    check_get(table, model, s, salt);
+    if let Some(last) = model.strings.last() {
+        assert_eq!(table.resolve(id(len - 1)), Some(last.as_str()));
     }
 }
 
@@ -295,6 +325,24 @@ fn run<S: BuildHasher>(input: &Input, hasher: S, salt: Option<&AtomicU64>) {
                     intern_checked(&table, &mut model, s, salt);
                 }
             }
+            Op::Batch(texts) => {
+                // Slices of one buffer, as a profiler's sample passes them.
+                let made: Vec<String> = texts.iter().map(|t| t.make(&model)).collect();
+                let buffer: String = made.concat();
+                let strings = slices::sample_slices(&made, &buffer);
+                let mut ids = vec![StringId::EMPTY; strings.len()];
+                let result = table.try_intern_batch(&strings, &mut ids);
+                let done = match &result {
+                    Ok(()) => strings.len(),
+                    Err(e) => e.interned(),
+                };
+                for (&s, &got) in strings.iter().zip(&ids).take(done) {
+                    accepted(&table, &mut model, s, got, salt);
+                }
+                if let Err(e) = result {
+                    refused(&table, &model, strings[done], e.error(), salt);
+                }
+            }
             Op::Get(t) => check_get(&table, &model, &t.make(&model), salt),
             Op::Resolve(i) => {
                 let got = table.resolve(StringId::from_u32(*i));
@@ -322,16 +370,21 @@ fn run<S: BuildHasher>(input: &Input, hasher: S, salt: Option<&AtomicU64>) {
 }
 
 fuzz_target!(|input: Input| {
-    match input.hasher {
-        HasherKind::Default => run(&input, hashbrown_default(), None),
-        HasherKind::Sip => run(&input, BuildHasherDefault::<DefaultHasher>::default(), None),
-        HasherKind::Colliding => run(&input, Colliding, None),
-        HasherKind::Unstable => {
-            let hasher = Unstable::default();
-            let salt = Arc::clone(&hasher.0);
-            run(&input, hasher, Some(&salt));
-        }
-    }
+    // On a thread of its own: a thread's batches share one pause of the
+    // recent-slice cache, which the earlier inputs' batches would have
+    // left on for this one's first batches.
+    std::thread::scope(|scope| {
+        scope.spawn(|| match input.hasher {
+            HasherKind::Default => run(&input, hashbrown_default(), None),
+            HasherKind::Sip => run(&input, BuildHasherDefault::<DefaultHasher>::default(), None),
+            HasherKind::Colliding => run(&input, Colliding, None),
+            HasherKind::Unstable => {
+                let hasher = Unstable::default();
+                let salt = Arc::clone(&hasher.0);
+                run(&input, hasher, Some(&salt));
+            }
+        });
+    });
 });
 
 /// The default hasher's type, without naming hashbrown.

@@ -34,6 +34,9 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hasher};
 
+#[path = "common/slices.rs"]
+mod slices;
+
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use strtab::{ErrorKind, IdSet, Limits, Resolver, StringId, StringTable};
@@ -90,7 +93,10 @@ enum Op {
     /// `try_compact` keeping the ids whose bit is set (cycled over ids).
     Compact(Vec<u8>),
     /// `shrink_to`, after a `clear` if `clear_first`.
-    ShrinkTo { clear_first: bool, max: Shrink },
+    ShrinkTo {
+        clear_first: bool,
+        max: Shrink,
+    },
 }
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
@@ -410,28 +416,10 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
             }
             Op::Check => check_full(&table, &model),
             Op::Batch(texts) => {
-                // Slices of one buffer, as a profiler's sample passes them:
-                // equal texts by the same slice, and each text of two or
-                // more characters followed by its first character, a slice
-                // at the same address with another length (the batch's
-                // recent-slice cache must tell them apart).
+                // Slices of one buffer, as a profiler's sample passes them.
                 let made: Vec<String> = texts.iter().map(|t| t.make(&model)).collect();
                 let buffer: String = made.concat();
-                let mut at = 0;
-                let mut slices: Vec<&str> = Vec::new();
-                for m in &made {
-                    let slice = &buffer[at..at + m.len()];
-                    at += m.len();
-                    let first = made.iter().position(|o| o == m).unwrap();
-                    slices.push(if first < slices.len() { slices[first] } else { slice });
-                }
-                let mut strings: Vec<&str> = Vec::new();
-                for s in slices.iter().copied() {
-                    strings.push(s);
-                    if let Some((i, _)) = s.char_indices().nth(1) {
-                        strings.push(&s[..i]);
-                    }
-                }
+                let strings = slices::sample_slices(&made, &buffer);
                 let mut ids = vec![StringId::EMPTY; strings.len()];
                 let result = table.try_intern_batch(&strings, &mut ids);
                 let done = match &result {
@@ -487,11 +475,16 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
                         // before the error, to themselves in this table.
                         let remap = e.remap();
                         assert_eq!(remap.len(), e.merged() + 1);
-                        assert!(remap.len() < other.len(), "a failed merge mapped everything");
+                        assert!(
+                            remap.len() < other.len(),
+                            "a failed merge mapped everything"
+                        );
                         for (i, s) in other_strings.iter().enumerate() {
                             let old = StringId::from_u32(u32::try_from(i).unwrap());
                             match remap.get(old) {
-                                Some(new) => assert_eq!(&table[new], s.as_str(), "merge remapped wrongly"),
+                                Some(new) => {
+                                    assert_eq!(&table[new], s.as_str(), "merge remapped wrongly")
+                                }
                                 None => assert!(i >= remap.len(), "a merged string has no new id"),
                             }
                         }
@@ -561,7 +554,10 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
                     table.shrink_to(max_bytes);
                 }
                 let after = table.memory_usage();
-                assert!(after <= before, "shrink_to grew the table: {before} -> {after}");
+                assert!(
+                    after <= before,
+                    "shrink_to grew the table: {before} -> {after}"
+                );
                 if max_bytes >= before {
                     assert_eq!(after, before, "shrink_to released memory within max_bytes");
                 }
