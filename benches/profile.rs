@@ -412,49 +412,32 @@ fn prepare<T: Interner + 'static>(workload: &str) -> (Prepared, usize) {
                 let run = || drop(black_box(workload_fresh::<T>(&replay.strings)));
                 return (Box::new(run), calls);
             }
-            let mut ids = vec![StringId::EMPTY; replay.max_sample_len()];
+            let ids = vec![StringId::EMPTY; replay.max_sample_len()];
             let name = std::any::type_name::<T>();
-            let run: Prepared = if name == std::any::type_name::<setup::Strtab<Fold>>() {
-                match variant {
-                    "batch" => Box::new(move || {
-                        drop(black_box(workload_replay_batch(
-                            setup::strtab_new,
-                            replay,
-                            &mut ids,
-                        )))
-                    }),
-                    "loop" => Box::new(move || {
-                        drop(black_box(workload_replay_loop(
-                            setup::strtab_new,
-                            replay,
-                            &mut ids,
-                        )))
-                    }),
-                    _ => panic!("unknown workload {workload}"),
-                }
+            let run = if name == std::any::type_name::<setup::Strtab<Fold>>() {
+                replay_variant(setup::strtab_new, workload, variant, replay, ids)
             } else if name == std::any::type_name::<setup::Shared<Fold>>() {
-                match variant {
-                    "batch" => Box::new(move || {
-                        drop(black_box(workload_replay_batch(
-                            setup::shared_new,
-                            replay,
-                            &mut ids,
-                        )))
-                    }),
-                    "loop" => Box::new(move || {
-                        drop(black_box(workload_replay_loop(
-                            setup::shared_new,
-                            replay,
-                            &mut ids,
-                        )))
-                    }),
-                    _ => panic!("unknown workload {workload}"),
-                }
+                replay_variant(setup::shared_new, workload, variant, replay, ids)
             } else {
                 panic!("{workload} is for strtab and strtab-shared only")
             };
             (run, calls)
         }
+    }
+}
+
+/// A replay's `-batch` or `-loop` `variant` into tables that `new` makes.
+fn replay_variant<T: setup::Batching + 'static>(
+    new: fn() -> T,
+    workload: &str,
+    variant: &str,
+    replay: &'static Replay<'static>,
+    mut ids: Vec<StringId>,
+) -> Prepared {
+    match variant {
+        "batch" => Box::new(move || drop(black_box(workload_replay_batch(new, replay, &mut ids)))),
+        "loop" => Box::new(move || drop(black_box(workload_replay_loop(new, replay, &mut ids)))),
+        _ => panic!("unknown workload {workload}"),
     }
 }
 

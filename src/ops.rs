@@ -293,6 +293,16 @@ impl RecentRest {
     }
 }
 
+/// Panics unless a batch of `strings` strings has `ids` output ids.
+#[inline(always)]
+#[track_caller]
+fn one_id_per_string(strings: usize, ids: usize) {
+    assert_eq!(
+        strings, ids,
+        "intern_batch needs one output id per input string"
+    );
+}
+
 /// Interns each string of `strings` into its id with `intern`, stopping
 /// at the first error: exactly the caller's own loop.
 #[inline(always)]
@@ -422,11 +432,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// ```
     #[inline]
     pub fn intern_batch<T: AsRef<str>>(&mut self, strings: &[T], ids: &mut [StringId]) {
-        assert_eq!(
-            strings.len(),
-            ids.len(),
-            "intern_batch needs one output id per input string"
-        );
+        one_id_per_string(strings.len(), ids.len());
         let done = if self.beyond_caches() {
             self.batch_pipelined(strings, ids)
         } else {
@@ -522,11 +528,7 @@ impl<S: BuildHasher> StringTable<S> {
         strings: &[T],
         ids: &mut [StringId],
     ) -> Result<(), BatchError> {
-        assert_eq!(
-            strings.len(),
-            ids.len(),
-            "intern_batch needs one output id per input string"
-        );
+        one_id_per_string(strings.len(), ids.len());
         if self.beyond_caches() {
             self.batch_pipelined(strings, ids)
         } else {
@@ -841,11 +843,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
         strings: &[T],
         ids: &mut [StringId],
     ) -> Result<(), BatchError> {
-        assert_eq!(
-            strings.len(),
-            ids.len(),
-            "intern_batch needs one output id per input string"
-        );
+        one_id_per_string(strings.len(), ids.len());
         let mut rest = SHARED_RECENT_REST.get();
         if rest.rests() {
             SHARED_RECENT_REST.set(rest);

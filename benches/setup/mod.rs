@@ -718,27 +718,24 @@ pub trait Batching {
     fn one(&mut self, s: &str) -> strtab::StringId;
 }
 
-impl Batching for strtab::StringTable<Fold> {
-    #[inline(always)]
-    fn batch(&mut self, strings: &[&str], ids: &mut [strtab::StringId]) {
-        self.intern_batch(strings, ids);
-    }
-    #[inline(always)]
-    fn one(&mut self, s: &str) -> strtab::StringId {
-        self.intern(s)
-    }
+/// [`Batching`] for tables whose `intern_batch` and `intern` have the
+/// same names and shapes.
+macro_rules! batching {
+    ($($table:ty),*) => {$(
+        impl Batching for $table {
+            #[inline(always)]
+            fn batch(&mut self, strings: &[&str], ids: &mut [strtab::StringId]) {
+                self.intern_batch(strings, ids);
+            }
+            #[inline(always)]
+            fn one(&mut self, s: &str) -> strtab::StringId {
+                self.intern(s)
+            }
+        }
+    )*};
 }
 
-impl Batching for strtab::SharedStringTable<Fold> {
-    #[inline(always)]
-    fn batch(&mut self, strings: &[&str], ids: &mut [strtab::StringId]) {
-        self.intern_batch(strings, ids);
-    }
-    #[inline(always)]
-    fn one(&mut self, s: &str) -> strtab::StringId {
-        self.intern(s)
-    }
-}
+batching!(strtab::StringTable<Fold>, strtab::SharedStringTable<Fold>);
 
 /// Replays `replay` into `t` with one `intern_batch` per sample, each
 /// sample's ids written to `ids[..n]`.

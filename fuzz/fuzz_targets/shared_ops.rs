@@ -328,19 +328,16 @@ fn run<S: BuildHasher>(input: &Input, hasher: S, salt: Option<&AtomicU64>) {
             Op::Batch(texts) => {
                 // Slices of one buffer, as a profiler's sample passes them.
                 let made: Vec<String> = texts.iter().map(|t| t.make(&model)).collect();
-                let buffer: String = made.concat();
-                let strings = slices::sample_slices(&made, &buffer);
-                let mut ids = vec![StringId::EMPTY; strings.len()];
-                let result = table.try_intern_batch(&strings, &mut ids);
-                let done = match &result {
-                    Ok(()) => strings.len(),
-                    Err(e) => e.interned(),
-                };
-                for (&s, &got) in strings.iter().zip(&ids).take(done) {
-                    accepted(&table, &mut model, s, got, salt);
-                }
-                if let Err(e) = result {
-                    refused(&table, &model, strings[done], e.error(), salt);
+                let model = &mut model;
+                let mut failed = None;
+                slices::intern_sample(
+                    &made,
+                    |strings, ids| table.try_intern_batch(strings, ids),
+                    |s, id| accepted(&table, model, s, id, salt),
+                    |s, e| failed = Some((s.to_owned(), e.error().clone())),
+                );
+                if let Some((s, e)) = failed {
+                    refused(&table, model, &s, &e, salt);
                 }
             }
             Op::Get(t) => check_get(&table, &model, &t.make(&model), salt),

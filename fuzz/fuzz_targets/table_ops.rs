@@ -418,28 +418,27 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
             Op::Batch(texts) => {
                 // Slices of one buffer, as a profiler's sample passes them.
                 let made: Vec<String> = texts.iter().map(|t| t.make(&model)).collect();
-                let buffer: String = made.concat();
-                let strings = slices::sample_slices(&made, &buffer);
-                let mut ids = vec![StringId::EMPTY; strings.len()];
-                let result = table.try_intern_batch(&strings, &mut ids);
-                let done = match &result {
-                    Ok(()) => strings.len(),
-                    Err(e) => e.interned(),
-                };
-                for (&s, id) in strings.iter().zip(&ids).take(done) {
-                    let want = match model.ids.get(s) {
-                        Some(&old) => old,
-                        None => model.push(s),
-                    };
-                    assert_eq!(id.to_u32(), want, "batch id differs from one-by-one");
-                }
-                if let Err(e) = result {
+                let model = &mut model;
+                let table = &mut table;
+                let mut failed = None;
+                slices::intern_sample(
+                    &made,
+                    |strings, ids| table.try_intern_batch(strings, ids),
+                    |s, id| {
+                        let want = match model.ids.get(s) {
+                            Some(&old) => old,
+                            None => model.push(s),
+                        };
+                        assert_eq!(id.to_u32(), want, "batch id differs from one-by-one");
+                    },
+                    |s, e| failed = Some((s.to_owned(), e.error().kind(), e.to_string())),
+                );
+                if let Some((s, kind, e)) = failed {
                     // The failing string is new, and was not added.
-                    let s = strings[done];
-                    assert!(!model.ids.contains_key(s), "a batch hit failed: {e}");
-                    assert_eq!(table.get(s), None);
+                    assert!(!model.ids.contains_key(&s), "a batch hit failed: {e}");
+                    assert_eq!(table.get(&s), None);
                     assert!(matches!(
-                        e.error().kind(),
+                        kind,
                         ErrorKind::IdsExhausted | ErrorKind::MemoryLimit
                     ));
                 }
