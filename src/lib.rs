@@ -68,7 +68,9 @@
 //! `Mutex` around an arena and a hash table; ids come from one counter and
 //! an append-only, lock-free id index, so
 //! [`resolve`](SharedStringTable::resolve) takes no lock and never waits
-//! for a writer. See [`SharedStringTable`] for the design, its measured
+//! for a writer. A sampler with a whole sample at hand can intern it in
+//! one [`intern_batch`](SharedStringTable::intern_batch), as with a
+//! `StringTable`. See [`SharedStringTable`] for the design, its measured
 //! cost and what is model-checked.
 //!
 //! # Memory model
@@ -138,7 +140,7 @@
 //! |---|---|
 //! | [`intern`](StringTable::intern) / [`try_intern`](StringTable::try_intern), hit | hash the string, one probe, compare bytes with one candidate (almost always) |
 //! | `intern`, miss | the above, plus a copy into the arena; amortised O(1) growth |
-//! | [`intern_batch`](StringTable::intern_batch) | as `intern` per string; on tables beyond the CPU caches, the cache misses of 16 lookups overlap |
+//! | [`intern_batch`](StringTable::intern_batch) | as `intern` per string, but a string passed again by the same slice takes its earlier id (no hash, no probe); on tables beyond the CPU caches, the cache misses of 16 lookups overlap |
 //! | [`get`](StringTable::get) | as a hit; never inserts |
 //! | [`resolve`](StringTable::resolve), `table[id]` | O(1): one index read, no hashing |
 //! | [`iter`](StringTable::iter) | O(1) per string, in id order, sequential in memory |
