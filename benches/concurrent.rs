@@ -41,6 +41,10 @@
 //! limits those rounds to the rows named (the ratio columns need
 //! `string_table_one_thread` and `lasso_threaded` among them).
 //!
+//! Threads: worker `i` is pinned to the `i`-th CPU the process may use
+//! when there are at least as many CPUs as workers (`STRTAB_PIN=0`
+//! leaves them to the scheduler; see `pin`).
+//!
 //! Clock: wall time from the first thread's start until the last thread
 //! is done (the threads are spawned first and wait at a start line, so
 //! that creating them is not timed: until 2026-12-04 it was, which cost
@@ -118,9 +122,11 @@ fn on_threads<R: Send>(
         std::thread::scope(|scope| {
             let workers: Vec<_> = streams
                 .iter()
-                .map(|stream| {
+                .enumerate()
+                .map(|(i, stream)| {
                     let (line, work) = (&line, &work);
                     scope.spawn(move || {
+                        pin::worker(i, streams.len());
                         line.wait();
                         let (wall, cpu) = (Instant::now(), Start::now());
                         let r = work(stream);
@@ -139,6 +145,76 @@ fn on_threads<R: Send>(
         first.zip(last).map(|(first, last)| last - first)
     };
     (results, time.unwrap_or_default())
+}
+
+/// Where the workers run: with `STRTAB_PIN` unset or not `0`, worker `i`
+/// of `t` is pinned to the `i`-th CPU the process may use, when `t` is at
+/// most their number (Linux; elsewhere nothing is pinned). Unpinned, two
+/// workers on a 2-vCPU machine were often started on one CPU: the one
+/// that waited at the start line then sat until the scheduler moved it,
+/// 1.9 to 2.7 ms after the other had started (instrumented runs of
+/// `STRTAB_SOURCE=replay-sim`, session 30), a fifth of a 10 ms run,
+/// landing on whichever row it hit. The one-thread rows run on the first
+/// CPU.
+mod pin {
+    use std::sync::OnceLock;
+
+    /// Whether workers are pinned (`STRTAB_PIN`, default on).
+    fn enabled() -> bool {
+        std::env::var_os("STRTAB_PIN").is_none_or(|v| v != "0")
+    }
+
+    /// Pins the calling thread, worker `i` of `threads`, as described in
+    /// the module docs.
+    pub(crate) fn worker(i: usize, threads: usize) {
+        static CPUS: OnceLock<Vec<usize>> = OnceLock::new();
+        if !enabled() {
+            return;
+        }
+        let cpus = CPUS.get_or_init(allowed_cpus);
+        if threads <= cpus.len() {
+            to_cpu(cpus[i]);
+        }
+    }
+
+    /// The CPUs this process may run on, in order.
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    fn allowed_cpus() -> Vec<usize> {
+        // SAFETY: `cpu_set_t` is a plain bit array, valid all zero;
+        // `sched_getaffinity` writes at most `size_of::<cpu_set_t>()`
+        // bytes into it; `CPU_ISSET` reads it.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+                return Vec::new();
+            }
+            (0..libc::CPU_SETSIZE as usize)
+                .filter(|&c| libc::CPU_ISSET(c, &set))
+                .collect()
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn allowed_cpus() -> Vec<usize> {
+        Vec::new()
+    }
+
+    /// Pins the calling thread to `cpu`; a refusal leaves it unpinned.
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    fn to_cpu(cpu: usize) {
+        // SAFETY: as in `allowed_cpus`; `sched_setaffinity` only reads
+        // the set. Thread 0 is the calling thread.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set);
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn to_cpu(_: usize) {}
 }
 
 /// Where spawned workers wait until all of them are running
