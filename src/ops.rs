@@ -431,6 +431,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// assert_eq!(ids.map(|id| id.to_u32()), [1, 2, 3, 2]);
     /// ```
     #[inline]
+    #[track_caller]
     pub fn intern_batch<T: AsRef<str>>(&mut self, strings: &[T], ids: &mut [StringId]) {
         one_id_per_string(strings.len(), ids.len());
         let done = if self.beyond_caches() {
@@ -523,6 +524,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// # Ok::<(), strtab::BatchError>(())
     /// ```
     #[inline]
+    #[track_caller]
     pub fn try_intern_batch<T: AsRef<str>>(
         &mut self,
         strings: &[T],
@@ -806,6 +808,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// assert_eq!(ids.map(|id| id.to_u32()), [1, 2, 3, 2]);
     /// ```
     #[inline]
+    #[track_caller]
     pub fn intern_batch<T: AsRef<str>>(&self, strings: &[T], ids: &mut [StringId]) {
         if let Err(e) = self.try_intern_batch(strings, ids) {
             intern_failed(&e.error);
@@ -838,6 +841,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// assert_eq!(&table[ids[1]], "b");
     /// ```
     #[inline]
+    #[track_caller]
     pub fn try_intern_batch<T: AsRef<str>>(
         &self,
         strings: &[T],

@@ -774,3 +774,43 @@ fn failed_batch_reports_progress() {
 fn batch_wants_one_id_per_string() {
     SharedStringTable::new().intern_batch(&["a", "b"], &mut [StringId::EMPTY]);
 }
+
+/// The file and line a panic in `f` reports, from a panic hook that
+/// records only this thread's panics (and passes the others on).
+fn panic_line(f: impl FnOnce()) -> Option<(String, u32)> {
+    use std::cell::{Cell, RefCell};
+    thread_local! {
+        static CAPTURE: Cell<bool> = const { Cell::new(false) };
+        static WHERE: RefCell<Option<(String, u32)>> = const { RefCell::new(None) };
+    }
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if CAPTURE.get() {
+            let at = info.location().map(|l| (l.file().to_owned(), l.line()));
+            WHERE.set(at);
+        } else {
+            previous(info);
+        }
+    }));
+    CAPTURE.set(true);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    CAPTURE.set(false);
+    assert!(caught.is_err(), "no panic");
+    WHERE.take()
+}
+
+#[test]
+fn batch_length_panics_name_the_caller() {
+    let (a, b) = (["a", "b"], &mut [StringId::EMPTY]);
+    let shared = SharedStringTable::new();
+    let mut table = StringTable::new();
+    let cases: [(u32, Option<(String, u32)>); 4] = [
+        (line!(), panic_line(|| shared.intern_batch(&a, b))),
+        (line!(), panic_line(|| drop(shared.try_intern_batch(&a, b)))),
+        (line!(), panic_line(|| table.intern_batch(&a, b))),
+        (line!(), panic_line(|| drop(table.try_intern_batch(&a, b)))),
+    ];
+    for (line, at) in cases {
+        assert_eq!(at, Some((file!().to_owned(), line)));
+    }
+}
