@@ -748,10 +748,14 @@ impl<S: BuildHasher> StringTable<S> {
     /// `None` (nothing changed) sends the caller to the slow path.
     ///
     /// Out of line, so that the lookups inlined into a caller's loop keep
-    /// their registers (inlining it took `fill-hint` from 256 to 228
-    /// instructions per string but the simulated replay's loop from 115 to
-    /// 117, `benches/README.md`), and answering in a register: a
+    /// their registers, and answering in a register: a
     /// `Result<StringId, Error>` comes back through memory (256 -> 250).
+    /// Inlined, it made insertions faster but the hits, almost every call
+    /// a profiler makes, slower: `fill-hint` took 235 instructions per
+    /// string instead of 256 and 0.85x-0.89x the time, while a replayed
+    /// profile's loop that stores each id spilled two pointers (117.7
+    /// instead of 115.7 per call) and the replays took 1.02x-1.06x the
+    /// time (hot-path levers 39 and 54, `benches/README.md`).
     #[inline(never)]
     fn insert_in_place(&mut self, hash: u64, s: &str) -> Option<StringId> {
         let n = self.store.len();
