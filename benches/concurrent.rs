@@ -238,7 +238,7 @@ mod pin {
     #[cfg(target_os = "linux")]
     #[allow(unsafe_code)]
     fn to_cpu(cpu: usize) {
-        // SAFETY: as in `allowed_cpus`; `sched_setaffinity` only reads
+        // SAFETY: as in `affinity`; `sched_setaffinity` only reads
         // the set. Thread 0 is the calling thread.
         unsafe {
             let mut set: libc::cpu_set_t = std::mem::zeroed();

@@ -754,8 +754,9 @@ impl<S: BuildHasher> StringTable<S> {
     /// a profiler makes, slower: `fill-hint` took 235 instructions per
     /// string instead of 256 and 0.85x-0.89x the time, while a replayed
     /// profile's loop that stores each id spilled two pointers (117.7
-    /// instead of 115.7 per call) and the replays took 1.02x-1.06x the
-    /// time (hot-path levers 39 and 54, `benches/README.md`).
+    /// instead of 115.7 per call) and the replays took 1.03x the time
+    /// (median of 13 comparisons, 0.99x-1.07x; hot-path levers 39 and 54,
+    /// `benches/README.md`).
     #[inline(never)]
     fn insert_in_place(&mut self, hash: u64, s: &str) -> Option<StringId> {
         let n = self.store.len();
