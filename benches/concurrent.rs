@@ -37,7 +37,10 @@
 //! `STRTAB_ROUNDS=N` replaces criterion with `N` interleaved rounds (every
 //! implementation once per round, in a shuffled order) and prints a
 //! markdown table of medians and ratios: on a machine shared with other
-//! work, the side-by-side figures that drift the least. `STRTAB_ONLY=a,b`
+//! work, the side-by-side figures that drift the least. A ratio is paired:
+//! the median over rounds of the two rows' times in one round
+//! (`setup::Rounds::paired_ratio`; until 2026-12-05, the ratio of the two
+//! medians, which a drift between rounds moved). `STRTAB_ONLY=a,b`
 //! limits those rounds to the rows named (the ratio columns need
 //! `string_table_one_thread` and `lasso_threaded` among them).
 //!
@@ -433,7 +436,7 @@ fn rounds(rounds: usize) {
     };
     let runs = selected_runs();
     println!(
-        "{rounds} rounds, median {clock}, {}; ratios are throughput relative to the row named
+        "{rounds} rounds, median {clock}, {}; ratios are throughput relative to the row named, the median over rounds of that row's time over this one's in the same round
 ",
         source.describe()
     );
@@ -441,22 +444,28 @@ fn rounds(rounds: usize) {
         let streams = source.streams(threads);
         check(&streams);
         let calls: usize = streams.iter().map(Vec::len).sum();
-        let medians = setup::interleaved_medians(rounds, runs.len(), |i| {
+        let samples = setup::interleaved(rounds, runs.len(), |i| {
             runs[i].1(&streams, 1).as_secs_f64() * 1e3
         });
-        let of = |name: &str| runs.iter().position(|r| r.0 == name).map(|i| medians[i]);
+        let medians = samples.medians();
+        let of = |name: &str| runs.iter().position(|r| r.0 == name);
         let (base, lasso) = (of("string_table_one_thread"), of("lasso_threaded"));
-        let ratio =
-            |x: Option<f64>, m: f64| x.map_or("-".to_string(), |x| format!("{:.2}x", x / m));
+        // Throughput relative to row `x`: `x`'s time over row `i`'s, the
+        // median of the rounds' ratios.
+        let ratio = |x: Option<usize>, i: usize| {
+            x.map_or("-".to_string(), |x| {
+                format!("{:.2}x", samples.paired_ratio(x, i))
+            })
+        };
         println!("{threads} thread(s), {:.2}M interns:\n", calls as f64 / 1e6);
         println!("| implementation | median ms | vs string_table_one_thread | vs lasso_threaded |");
         println!("|---|---:|---:|---:|");
-        for (&(name, _), &m) in runs.iter().zip(&medians) {
+        for (i, (&(name, _), &m)) in runs.iter().zip(&medians).enumerate() {
             println!(
                 "| `{name}` | {} | {} | {} |",
                 millis(m),
-                ratio(base, m),
-                ratio(lasso, m)
+                ratio(base, i),
+                ratio(lasso, i)
             );
         }
         println!();

@@ -486,8 +486,10 @@ const SAMPLE: std::time::Duration = std::time::Duration::from_millis(20);
 /// after another, minutes apart). A group's tables are dropped before the
 /// next group is prepared, so that the allocator's state is the group's
 /// own, as in criterion. Prints a markdown table of each pair's median
-/// time per run, and for a one-workload group the best peer's median over
-/// strtab's.
+/// time per run, and for a one-workload group the best peer's (the peer
+/// of the lowest median) over strtab's: the median over rounds of the two
+/// times' ratio in one round ([`setup::Rounds::paired_ratio`]; until
+/// 2026-12-05 the ratio of the two medians).
 fn rounds(rounds: usize, groups: &[&str], impls: &[&str]) {
     println!(
         "{rounds} interleaved rounds, median wall time per run (each sample about {SAMPLE:?} of repeated runs)\n"
@@ -511,7 +513,7 @@ fn rounds(rounds: usize, groups: &[&str], impls: &[&str]) {
                 runs.push((w, imp, run, ops, reps));
             }
         }
-        let medians = setup::interleaved_medians(rounds, runs.len(), |i| {
+        let samples = setup::interleaved(rounds, runs.len(), |i| {
             let (_, _, run, _, reps) = &mut runs[i];
             // One untimed run first, as criterion warms up each benchmark
             // on its own data: the caches hold this pair's data, not the
@@ -523,6 +525,7 @@ fn rounds(rounds: usize, groups: &[&str], impls: &[&str]) {
             }
             start.elapsed().as_secs_f64() / f64::from(*reps)
         });
+        let medians = samples.medians();
         for (&(w, imp, _, ops, _), &m) in runs.iter().zip(&medians) {
             println!(
                 "| `{w}` | {imp} | {} | {:.1} ns | {:.2} |",
@@ -542,7 +545,7 @@ fn rounds(rounds: usize, groups: &[&str], impls: &[&str]) {
                 "| `{}` | best peer ({}) / strtab | | | **{:.2}x** |",
                 workloads[0],
                 runs[b].1,
-                medians[b] / medians[s]
+                samples.paired_ratio(b, s)
             );
         }
     }

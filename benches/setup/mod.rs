@@ -1169,18 +1169,14 @@ pub fn thread_streams<S: AsRef<str>>(strings: &[S], threads: usize, len: usize) 
 
 /// Interleaved rounds: `rounds` times, `sample(i)` for every `i` in
 /// `0..n`, so that a machine whose speed drifts slows every `i` alike;
-/// returns each `i`'s median sample. Each round runs them in a new
+/// returns every sample, by `i` then round. Each round runs them in a new
 /// shuffled order (a fixed seed, so runs are repeatable): with a rotation
 /// by one, every `i` but the round's first always ran right after the
 /// same other one, and inherited the allocator and cache state that one
 /// left (`benches/README.md`: strtab's `fill-hint` right after
 /// `naive-hashmap`'s took 11 ms instead of 2.7). Shared by
 /// `concurrent.rs`'s `STRTAB_ROUNDS` mode and `profile.rs`'s `rounds`.
-pub fn interleaved_medians(
-    rounds: usize,
-    n: usize,
-    mut sample: impl FnMut(usize) -> f64,
-) -> Vec<f64> {
+pub fn interleaved(rounds: usize, n: usize, mut sample: impl FnMut(usize) -> f64) -> Rounds {
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); n];
     let mut rng = Rng::new(0x0dd5_eed5);
     let mut order: Vec<usize> = (0..n).collect();
@@ -1192,13 +1188,35 @@ pub fn interleaved_medians(
             times[i].push(sample(i));
         }
     }
-    times
-        .iter_mut()
-        .map(|v| {
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        })
-        .collect()
+    Rounds { times }
+}
+
+/// The samples of [`interleaved`]: `times[i][r]` is `i`'s in round `r`.
+pub struct Rounds {
+    times: Vec<Vec<f64>>,
+}
+
+impl Rounds {
+    /// Each `i`'s median sample.
+    pub fn medians(&self) -> Vec<f64> {
+        self.times.iter().map(|v| median(v.clone())).collect()
+    }
+
+    /// The median over rounds of `a`'s sample over `b`'s in the same
+    /// round: a paired ratio, which a drift of the machine's speed from
+    /// one round to the next (another job starting) leaves alone, where
+    /// the ratio of the two medians takes each median from whichever
+    /// rounds it falls in.
+    pub fn paired_ratio(&self, a: usize, b: usize) -> f64 {
+        let ratios = self.times[a].iter().zip(&self.times[b]).map(|(x, y)| x / y);
+        median(ratios.collect())
+    }
+}
+
+/// The median of `v` (the upper one of an even count); `v` is not empty.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 /// The thread counts to measure: `STRTAB_THREADS` (a comma-separated
