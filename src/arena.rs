@@ -680,6 +680,20 @@ pub(crate) struct Arena {
     doubling_cap: usize,
 }
 
+// SAFETY: an `Arena` is `!Sync` only because of the `bumpalo::Bump` that
+// owns its chunks (bump allocation mutates `Cell`s through `&Bump`). The
+// `Bump` is a private field of `Core`, reached only in this module, and no
+// `&self` method here allocates from it or otherwise uses it: every
+// allocation is made through `&mut self` (`add_chunk`, in
+// `Core::with_mut`), and the `&self` methods read the block list, the
+// block bases and block memory written before the shared borrow began
+// (the test-only `capacity` reads the `Bump`'s byte count, a read). So
+// threads sharing an `&Arena` cannot race, and the types that hold an
+// arena (`Store`, so `StringTable` and `Resolver`; a consumed shared
+// table's arenas) are `Sync` when their other parts are.
+#[allow(unsafe_code)]
+unsafe impl Sync for Arena {}
+
 impl core::fmt::Debug for Arena {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Arena")

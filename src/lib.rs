@@ -201,9 +201,10 @@
 //!   returned for the string it stored there;
 //! - a prefetch hint for [`StringTable::intern_batch`] (a no-op under
 //!   Miri and off x86-64);
-//! - `unsafe impl Sync for Resolver`: the only `!Sync` part of a resolver
-//!   is the `bumpalo::Bump` that owns its chunks, which a resolver never
-//!   touches through a shared reference;
+//! - `unsafe impl Sync for Arena` (so `StringTable`, `Iter` and `Resolver`
+//!   are `Sync`): the only `!Sync` part of an arena is the `bumpalo::Bump`
+//!   that owns its chunks, which no method taking `&self` touches (every
+//!   allocation takes `&mut`);
 //! - the shared table's lock-free id index (`shared/index.rs`) and hint
 //!   cache (`shared/hints.rs`): segments and cache levels allocated
 //!   zeroed (`shared/zeroed.rs`, so that pages the table never writes are

@@ -36,18 +36,6 @@ enum Repr {
     Shared(Box<Frozen>),
 }
 
-// SAFETY: `Resolver` is `!Sync` only because the `bumpalo::Bump`s that own
-// its arena chunks are (bump allocation mutates `Cell`s). A `Resolver` never
-// allocates and never touches a `Bump` through `&self`: resolving and
-// iterating only read block memory that was fully written before the
-// table was frozen, through shared references to the blocks or (for a
-// frozen `SharedStringTable`) through record addresses loaded from its
-// id index, whose entries are atomics. A `Bump` is used again only when
-// the `Resolver` is dropped, which takes exclusive ownership. So sharing
-// `&Resolver` between threads cannot race.
-#[allow(unsafe_code)]
-unsafe impl Sync for Resolver {}
-
 impl Resolver {
     pub(crate) fn new(store: Store) -> Resolver {
         Resolver {

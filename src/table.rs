@@ -264,6 +264,27 @@ fn table_growth_bound(current_allocation: usize) -> usize {
 /// assert_eq!(&table[file], "src/main.rs");
 /// assert_eq!(table.iter().collect::<Vec<_>>(), ["", "main", "src/main.rs"]);
 /// ```
+///
+/// # Threads
+///
+/// A `StringTable` is [`Send`] and [`Sync`] (with a hasher that is), and
+/// so is its [`Iter`](crate::Iter): hand it to an exporter thread, or
+/// share it behind an [`RwLock`](std::sync::RwLock) so that readers
+/// resolve in parallel between one writer's batches. When several threads
+/// intern at once, [`SharedStringTable`](crate::SharedStringTable) takes
+/// no lock on a hit.
+///
+/// ```
+/// use std::sync::RwLock;
+///
+/// let table = RwLock::new(strtab::StringTable::new());
+/// let id = table.write().unwrap().intern("main");
+/// std::thread::scope(|s| {
+///     for _ in 0..2 {
+///         s.spawn(|| assert_eq!(table.read().unwrap().resolve(id), Some("main")));
+///     }
+/// });
+/// ```
 pub struct StringTable<S = DefaultHashBuilder> {
     pub(crate) store: Store,
     /// The strings' arena locations and length bytes (each record holds
@@ -275,14 +296,19 @@ pub struct StringTable<S = DefaultHashBuilder> {
     pub(crate) recent: RecentRest,
 }
 
-// Profilers hand a finished table to an exporter thread, and several
-// exporter threads may share one frozen table.
+// Profilers hand a finished table to an exporter thread, several exporter
+// threads may share one frozen table, readers may share a live one (in an
+// `RwLock`), and an iterator may be sent to or held across `.await` in
+// another thread's task.
 const _: () = {
     const fn assert_send<T: Send>() {}
     const fn assert_sync<T: Sync>() {}
     assert_send::<StringTable>();
+    assert_sync::<StringTable>();
     assert_send::<Resolver>();
     assert_sync::<Resolver>();
+    assert_send::<Iter<'static>>();
+    assert_sync::<Iter<'static>>();
 };
 
 /// Configures a [`StringTable`]: capacity hints, [`Limits`] and the hasher.

@@ -341,6 +341,58 @@ fn table_moves_to_another_thread() {
 }
 
 #[test]
+fn readers_share_a_table_between_writes() {
+    use std::sync::RwLock;
+    let n = scaled(3000);
+    let table = RwLock::new(StringTable::new());
+    let (tx, rx) = std::sync::mpsc::channel::<(StringId, String)>();
+    std::thread::scope(|s| {
+        let table = &table;
+        s.spawn(move || {
+            for i in 0..n {
+                // Long strings among short ones: records in several blocks.
+                let name = if i % 97 == 0 {
+                    format!("{i}{}", "x".repeat(300))
+                } else {
+                    format!("fn_{i}")
+                };
+                let id = table.write().unwrap().intern(&name);
+                tx.send((id, name)).unwrap();
+            }
+        });
+        // Two readers of the same table at once, each resolving what the
+        // writer interned so far and walking the whole table.
+        let (a, b) = std::thread::scope(|r| {
+            let reader = || {
+                let t = table.read().unwrap();
+                let total: usize = t.iter().map(str::len).sum();
+                (t.len(), total)
+            };
+            let a = r.spawn(reader);
+            let b = r.spawn(reader);
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        assert!(a.0 >= 1 && b.0 >= 1);
+        for (id, name) in rx {
+            let t = table.read().unwrap();
+            assert_eq!(t.resolve(id), Some(name.as_str()));
+            assert_eq!(t.get(&name), Some(id));
+        }
+    });
+    let t = table.into_inner().unwrap();
+    assert_eq!(t.len(), n + 1);
+    // An iterator sent to another thread.
+    let names: Vec<String> = std::thread::scope(|s| {
+        let iter = t.iter();
+        s.spawn(move || iter.map(str::to_owned).collect())
+            .join()
+            .unwrap()
+    });
+    assert_eq!(names.len(), n + 1);
+    assert_eq!(names[1], format!("0{}", "x".repeat(300)));
+}
+
+#[test]
 fn custom_hasher() {
     type Fixed = BuildHasherDefault<std::hash::DefaultHasher>;
     let mut a = StringTable::builder().hasher(Fixed::default()).build();
