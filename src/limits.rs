@@ -111,6 +111,23 @@ impl Limits {
     }
 }
 
+impl Limits {
+    /// A capacity hint of `strings` strings (besides `""`) of `bytes`
+    /// bytes in all, cut to what these limits let a table hold: at most
+    /// `max_strings - 1` strings, with `bytes` scaled down in proportion.
+    /// Both builders pre-size from this, so a hint larger than the limit
+    /// does not allocate room the table may never use.
+    pub(crate) fn clamp_hint(&self, strings: usize, bytes: usize) -> (usize, usize) {
+        let max = self.max_strings - 1;
+        if strings <= max {
+            return (strings, bytes);
+        }
+        // `bytes * max / strings`, below `bytes` since `max < strings`.
+        let scaled = (bytes as u128 * max as u128 / strings as u128) as usize;
+        (max, scaled)
+    }
+}
+
 impl Default for Limits {
     fn default() -> Limits {
         Limits::new()

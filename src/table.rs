@@ -356,6 +356,11 @@ impl<S: BuildHasher> Builder<S> {
     /// room the hint made. Without a hint, the table starts with
     /// page-tuned allocations (see the crate docs).
     ///
+    /// A hint beyond [`Limits::max_strings`] is cut to it, the bytes in
+    /// proportion; if the pre-sized footprint would exceed
+    /// [`Limits::max_bytes`], the table starts without it and grows on
+    /// demand.
+    ///
     /// # Examples
     ///
     /// ```
@@ -451,11 +456,13 @@ impl<S: BuildHasher> Builder<S> {
     /// # Ok::<(), strtab::Error>(())
     /// ```
     pub fn try_build(self) -> Result<StringTable<S>, Error> {
-        let (strings, bytes) = self
+        let capacity = self
             .capacity
+            .map(|(strings, bytes)| self.limits.clamp_hint(strings, bytes));
+        let (strings, bytes) = capacity
             .map(|(strings, bytes)| (strings.saturating_add(1), arena_bytes_for(strings, bytes)))
             .unwrap_or((INITIAL_INDEX_CAPACITY, FIRST_CHUNK_CAPACITY));
-        let table_strings = self.capacity.map_or(INITIAL_TABLE_CAPACITY, |(s, _)| s);
+        let table_strings = capacity.map_or(INITIAL_TABLE_CAPACITY, |(s, _)| s);
         let (strings, bytes, table_strings) = if self.limits.get_max_bytes() == usize::MAX {
             (strings, bytes, table_strings)
         } else {

@@ -506,6 +506,22 @@ fn presize_beyond_the_byte_limit_starts_plain() {
     assert_eq!(small.memory_usage(), before);
 }
 
+/// A capacity hint beyond the string limit is cut to it, the bytes in
+/// proportion, as `StringTable`'s is.
+#[test]
+fn presize_is_cut_to_the_string_limit() {
+    let limits = Limits::new().max_strings(11);
+    let build = |strings, bytes| {
+        SharedStringTable::builder()
+            .shards(2)
+            .limits(limits)
+            .capacity(strings, bytes)
+            .build()
+    };
+    let hinted = build(1 << 20, 64 << 20);
+    assert_eq!(hinted.memory_usage(), build(10, 640).memory_usage());
+}
+
 #[test]
 fn one_thread_matches_string_table() {
     let pool = pool();

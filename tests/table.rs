@@ -239,6 +239,28 @@ fn capacity_hint_means_no_growth() {
 }
 
 #[test]
+fn capacity_hint_is_cut_to_the_string_limit() {
+    let limits = Limits::new().max_strings(10);
+    let hinted = StringTable::builder()
+        .limits(limits)
+        .capacity(1_000_000, 64 << 20)
+        .build();
+    let exact = StringTable::builder()
+        .limits(limits)
+        .capacity(9, 9 * 64)
+        .build();
+    // The hint's 1M strings of 64 bytes, cut to the 9 the limit allows
+    // besides "": the same allocations as a hint of 9 strings of 64 bytes.
+    assert_eq!(hinted.memory_usage(), exact.memory_usage());
+    let mut t = hinted;
+    let m = t.memory_usage();
+    for i in 0..9 {
+        t.intern(&format!("{i:064}"));
+    }
+    assert_eq!(t.memory_usage(), m);
+}
+
+#[test]
 fn clear_keeps_memory_and_refill_allocates_nothing() {
     let mut t = StringTable::new();
     let fill = |t: &mut StringTable| {

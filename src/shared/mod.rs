@@ -373,8 +373,9 @@ impl<S: BuildHasher> SharedBuilder<S> {
     /// allocation, so a profiler that knows its previous period's table
     /// size saves its threads those waits as well as the work.
     ///
-    /// If the pre-sized footprint would exceed the byte limit, the table
-    /// starts without it and grows on demand.
+    /// A hint beyond [`Limits::max_strings`] is cut to it, the bytes in
+    /// proportion; if the pre-sized footprint would exceed the byte limit,
+    /// the table starts without it and grows on demand.
     ///
     /// # Examples
     ///
@@ -508,7 +509,7 @@ impl<S: BuildHasher> SharedBuilder<S> {
         let hints = Hints::new(n)?;
         // What the capacity hint allocates, if the whole fits the limit.
         let presize = self.capacity.and_then(|(strings, bytes)| {
-            let strings = strings.min(self.limits.get_max_strings());
+            let (strings, bytes) = self.limits.clamp_hint(strings, bytes);
             let plan = Presize::new(strings, bytes, &hints);
             (plan.bytes() <= max).then_some(plan)
         });
