@@ -155,8 +155,10 @@
 //!
 //! [`try_intern`](StringTable::try_intern) returns an [`Error`] whose
 //! [`kind`](Error::kind) says which limit was hit or that an allocation
-//! failed; the table is unchanged afterwards. [`intern`](StringTable::intern)
-//! panics with the same message in the same cases, and only then.
+//! failed; the table's strings and ids are unchanged afterwards (capacity
+//! reserved before the failure, within the limits, may remain).
+//! [`intern`](StringTable::intern) panics with the same message in the
+//! same cases, and only then.
 //!
 //! # Hashing
 //!

@@ -656,7 +656,9 @@ impl<S: BuildHasher> StringTable<S> {
     ///
     /// [`ErrorKind::IdsExhausted`], [`ErrorKind::MemoryLimit`],
     /// [`ErrorKind::AllocFailed`] or [`ErrorKind::CapacityOverflow`]. After
-    /// an error the table is unchanged: every earlier id still resolves.
+    /// an error the table holds the same strings under the same ids, and
+    /// every earlier id still resolves; capacity reserved before the
+    /// failure (such as a grown id index) may remain, within the limits.
     ///
     /// # Examples
     ///
