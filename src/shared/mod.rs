@@ -395,7 +395,10 @@ impl<S: BuildHasher> SharedBuilder<S> {
         self
     }
 
-    /// Sets the table's [`Limits`], which hold across all shards.
+    /// Sets the table's [`Limits`], which hold across all shards. A byte
+    /// limit below the empty table's footprint (about 2.4 KB per shard) is
+    /// raised to it, and the first string needs about 5 KB more (see
+    /// [`Limits::max_bytes`]).
     ///
     /// # Examples
     ///
