@@ -594,6 +594,28 @@ impl StringTable {
     }
 }
 
+impl<S: BuildHasher> StringTable<S> {
+    /// An empty table with page-tuned initial allocations and hasher
+    /// `hasher` (as [`SharedStringTable::with_hasher`](crate::SharedStringTable::with_hasher)).
+    ///
+    /// # Panics
+    ///
+    /// Panics if the initial allocations fail (see [`Builder::try_build`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::hash::{BuildHasherDefault, DefaultHasher};
+    ///
+    /// let mut table = strtab::StringTable::with_hasher(BuildHasherDefault::<DefaultHasher>::default());
+    /// assert_eq!(table.intern("a").to_u32(), 1);
+    /// ```
+    #[must_use]
+    pub fn with_hasher(hasher: S) -> StringTable<S> {
+        Builder::new().hasher(hasher).build()
+    }
+}
+
 impl<S: BuildHasher + Default> StringTable<S> {
     /// An empty table with page-tuned initial allocations and hasher
     /// `S::default()`.

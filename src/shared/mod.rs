@@ -276,6 +276,40 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// thread sleeps on a contended lock, about 1 KiB for a few threads, kept
 /// until the process exits.
 ///
+/// # From one profile to the next
+///
+/// A shared table has no `clear`, `iter` or `merge` of its own: while
+/// threads intern, ids may be taken but not yet published, so there is no
+/// moment at which `&self` could see a finished table. The table is
+/// finished when it is consumed: [`into_resolver`](Self::into_resolver)
+/// gives the [`Resolver`], which iterates in id order, resolves, and is a
+/// [`MergeSource`](crate::MergeSource) for [`StringTable::merge`] (the
+/// route to [`StringTable::compact`]). A continuous profiler swaps in a
+/// fresh table at each export, pre-sized from the last one, and freezes
+/// the old one once no sampler holds it:
+///
+/// ```
+/// use std::sync::{Arc, RwLock};
+/// use strtab::SharedStringTable;
+///
+/// let current = RwLock::new(Arc::new(SharedStringTable::new()));
+///
+/// // A sampler: the samples it records keep the table their ids are from.
+/// let table = Arc::clone(&current.read().unwrap());
+/// let main = table.intern("main");
+/// drop(table);
+///
+/// // The exporter.
+/// let len = current.read().unwrap().len();
+/// let next = Arc::new(SharedStringTable::with_capacity(len, 0));
+/// let old = std::mem::replace(&mut *current.write().unwrap(), next);
+/// let resolver = Arc::into_inner(old).expect("no sampler holds it").into_resolver();
+/// assert_eq!(resolver.resolve(main), Some("main"));
+/// ```
+///
+/// [`StringTable::merge`]: crate::StringTable::merge
+/// [`StringTable::compact`]: crate::StringTable::compact
+///
 /// # Examples
 ///
 /// ```
@@ -664,6 +698,27 @@ impl SharedStringTable {
         SharedBuilder::new().build()
     }
 
+    /// An empty table pre-sized for `strings` strings totalling `bytes`
+    /// bytes (see [`SharedBuilder::capacity`]), with
+    /// [`default_shards`](SharedStringTable::default_shards) shards.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the allocations fail (see [`SharedBuilder::try_build`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::with_capacity(1000, 32 << 10);
+    /// let before = table.memory_usage();
+    /// table.intern("main");
+    /// assert_eq!(table.memory_usage(), before);
+    /// ```
+    #[must_use]
+    pub fn with_capacity(strings: usize, bytes: usize) -> SharedStringTable {
+        SharedBuilder::new().capacity(strings, bytes).build()
+    }
+
     /// An empty table that never grows past `limits`, counted across all
     /// shards.
     ///
@@ -947,6 +1002,22 @@ impl<S: BuildHasher> SharedStringTable<S> {
             Ok(id) => Some(id),
             Err((hash, bits)) => self.get_locked(hash, bits, s),
         }
+    }
+
+    /// Whether the table holds `s`. Never inserts.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::new();
+    /// table.intern("main");
+    /// assert!(table.contains("main"));
+    /// assert!(!table.contains("other"));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains(&self, s: &str) -> bool {
+        self.get(s).is_some()
     }
 
     /// [`get`](Self::get) of a string the hint cache did not answer, under
