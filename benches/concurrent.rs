@@ -48,6 +48,11 @@
 //! when there are at least as many CPUs as workers (`STRTAB_PIN=0`
 //! leaves them to the scheduler; see `pin`).
 //!
+//! With two threads or more, the rounds also print the time a cache line
+//! takes between the first two workers' CPUs and back
+//! (`cross_core_round_trip`), before and after the rounds: how far apart
+//! the host placed them, which moves every two-thread figure.
+//!
 //! Clock: wall time from the first thread's start until the last thread
 //! is done (the threads are spawned first and wait at a start line, so
 //! that creating them is not timed: until 2026-12-04 it was, which cost
@@ -285,6 +290,53 @@ impl StartLine {
     }
 }
 
+/// The time a cache line takes to go from worker 0's CPU to worker 1's
+/// and back (pinned as for two workers), in nanoseconds: the median of
+/// five runs of 20,000 round trips of a flag, printed with each
+/// two-thread table of the rounds. On a VM the host may place two vCPUs
+/// on cores that share a cache or on cores far apart, and move them: on
+/// the 2-vCPU AMD host of `benches/README.md` a round trip took about 100
+/// ns or about 380 ns from one minute to the next (session 31), and the
+/// two-thread runs of the shared table fell with the latter (every string
+/// the other thread added is such a transfer away), lasso's most of all.
+fn cross_core_round_trip() -> f64 {
+    const TRIPS: u64 = 20_000;
+    let mut runs: Vec<f64> = (0..5)
+        .map(|_| {
+            let flag = AtomicUsize::new(0);
+            let line = StartLine::new(2);
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    pin::worker(1, 2);
+                    line.wait();
+                    for i in 0..TRIPS as usize {
+                        while flag.load(Ordering::Acquire) != 2 * i + 1 {
+                            std::hint::spin_loop();
+                        }
+                        flag.store(2 * i + 2, Ordering::Release);
+                    }
+                });
+                s.spawn(|| {
+                    pin::worker(0, 2);
+                    line.wait();
+                    let start = Instant::now();
+                    for i in 0..TRIPS as usize {
+                        flag.store(2 * i + 1, Ordering::Release);
+                        while flag.load(Ordering::Acquire) != 2 * i + 2 {
+                            std::hint::spin_loop();
+                        }
+                    }
+                    start.elapsed().as_nanos() as f64 / TRIPS as f64
+                })
+                .join()
+                .expect("the round-trip thread panicked")
+            })
+        })
+        .collect();
+    runs.sort_by(f64::total_cmp);
+    runs[2]
+}
+
 /// Times `iters` runs of `run` on a fresh table from `make`, one thread
 /// per stream ([`on_threads`]), excluding construction and drop.
 fn timed<T: Sync>(
@@ -444,9 +496,13 @@ fn rounds(rounds: usize) {
         let streams = source.streams(threads);
         check(&streams);
         let calls: usize = streams.iter().map(Vec::len).sum();
+        // Where the host put the workers' vCPUs, before and after.
+        let round_trip = || (threads > 1).then(cross_core_round_trip);
+        let before = round_trip();
         let samples = setup::interleaved(rounds, runs.len(), |i| {
             runs[i].1(&streams, 1).as_secs_f64() * 1e3
         });
+        let after = round_trip();
         let medians = samples.medians();
         let of = |name: &str| runs.iter().position(|r| r.0 == name);
         let (base, lasso) = (of("string_table_one_thread"), of("lasso_threaded"));
@@ -458,6 +514,11 @@ fn rounds(rounds: usize) {
             })
         };
         println!("{threads} thread(s), {:.2}M interns:\n", calls as f64 / 1e6);
+        if let (Some(before), Some(after)) = (before, after) {
+            println!(
+                "cross-core round trip between workers 0 and 1: {before:.0} ns before the rounds, {after:.0} ns after\n"
+            );
+        }
         println!("| implementation | median ms | vs string_table_one_thread | vs lasso_threaded |");
         println!("|---|---:|---:|---:|");
         for (i, (&(name, _), &m)) in runs.iter().zip(&medians).enumerate() {

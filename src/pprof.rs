@@ -2,7 +2,7 @@
 //!
 //! A pprof `Profile` message stores its strings as `repeated string
 //! string_table = 6`, index 0 being `""`. [`write_string_table`] appends that
-//! field straight from a table's [`Iter`] to an output buffer: one tag, one
+//! field straight from a table's [`Iter`](crate::Iter) to an output buffer: one tag, one
 //! length and the bytes per string, no intermediate `Vec<String>` and no
 //! allocation besides the buffer's own growth (none if the buffer was
 //! reserved with [`string_table_len`]). Protobuf fields may appear in any
@@ -21,8 +21,6 @@
 //! // Field 6, wire type 2: tag 0x32, then length-prefixed strings.
 //! assert_eq!(buf, b"\x32\x00\x32\x04main");
 //! ```
-
-use crate::iter::Iter;
 
 /// The field number of `string_table` in pprof's `Profile` message.
 pub const STRING_TABLE_FIELD: u32 = 6;
@@ -55,14 +53,21 @@ fn put_varint(mut v: u64, out: &mut Vec<u8>) {
 /// assert_eq!(strtab::pprof::string_table_len(table.iter()), 2);
 /// ```
 #[must_use]
-pub fn string_table_len(strings: Iter<'_>) -> usize {
+pub fn string_table_len<'a>(strings: impl IntoIterator<Item = &'a str>) -> usize {
     strings
+        .into_iter()
         .map(|s| 1 + varint_len(s.len() as u64) + s.len())
         .sum()
 }
 
 /// Appends `strings` to `out` as pprof's `string_table` field (number 6),
 /// one length-delimited entry per string, in iteration order.
+///
+/// Usually a table's or a resolver's [`Iter`](crate::Iter), whose first string is `""`,
+/// as pprof requires, and whose strings are read block by block. Any
+/// iterator of `&str` works too, such as a view that renames or drops
+/// strings; the caller then keeps `""` first and the order the profile's
+/// indices refer to.
 ///
 /// # Examples
 ///
@@ -72,11 +77,17 @@ pub fn string_table_len(strings: Iter<'_>) -> usize {
 /// let mut out = Vec::new();
 /// strtab::pprof::write_string_table(table.iter(), &mut out);
 /// assert_eq!(out, b"\x32\x00\x32\x01a");
+///
+/// // A view: every string but "" in upper case.
+/// let mut upper = Vec::new();
+/// let owned: Vec<String> = table.iter().map(str::to_uppercase).collect();
+/// strtab::pprof::write_string_table(owned.iter().map(String::as_str), &mut upper);
+/// assert_eq!(upper, b"\x32\x00\x32\x01A");
 /// ```
-pub fn write_string_table(strings: Iter<'_>, out: &mut Vec<u8>) {
+pub fn write_string_table<'a>(strings: impl IntoIterator<Item = &'a str>, out: &mut Vec<u8>) {
     // Internal iteration: a table's strings are read block by block
     // (`Iter::fold`).
-    strings.for_each(|s| {
+    strings.into_iter().for_each(|s| {
         out.push(STRING_TABLE_KEY);
         put_varint(s.len() as u64, out);
         out.extend_from_slice(s.as_bytes());
