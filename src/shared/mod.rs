@@ -213,44 +213,47 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///
 /// # Measured
 ///
-/// On the concurrent benchmark (`benches/concurrent.rs`), on two 2-vCPU
-/// VMs: throughput against one thread doing all the interns with
-/// `StringTable`. `benches/README.md` has every run since the first
-/// version, and every lever tried with its measured effect.
+/// On the concurrent benchmark (`benches/concurrent.rs`), on a 2-vCPU AMD
+/// EPYC VM (2026-12-05, workers pinned, 15 interleaved rounds, each ratio
+/// the median of the rounds' own), against one thread doing all the
+/// interns with `StringTable`. Two placements of the two vCPUs, which the
+/// host changed from one minute to the next and the benchmark reports
+/// (the time a cache line takes between the workers' CPUs and back):
 ///
-/// | workload, host | this type, 1 thread | this type, 2 threads | lasso `ThreadedRodeo`, 2 threads | a `StringTable` per thread, merged at export, 2 threads |
+/// | workload | this type, 1 thread: time | 2 threads, cores sharing a cache | 2 threads, cores far apart | a `StringTable` per thread, merged at export, 2 threads |
 /// |---|---:|---:|---:|---:|
-/// | a real profile build's intern calls (`STRTAB_SOURCE=replay-sim`: 2.3M calls over 3,941 strings, dealt out to the threads by sample), Intel Xeon (2026-12-03, three runs) | 0.88x-0.89x | 1.60x-1.61x | 0.27x-0.28x | 1.92x-1.99x |
-/// | the same, AMD EPYC (2026-12-04, twelve runs: nine wall time, three CPU time) | 0.60x-1.28x | 1.30x-2.04x | 0.50x-0.70x | 1.32x-2.13x |
-/// | generated streams: each thread 1M skewed interns over the same 100k strings, one in ten a new string; Intel | 0.77x-0.79x | 1.38x-1.49x | 0.53x-0.57x | 1.72x-1.84x |
-/// | the same, AMD | 0.56x-1.12x | 1.63x-2.02x | 0.86x-1.12x | 1.58x-2.14x |
-/// | the same over real symbol names (`STRTAB_STRINGS`: 61,399 on the Intel host, 62,657 on the AMD one); Intel | 0.80x-0.83x | 1.50x-1.58x | 0.64x-0.66x | 1.76x-1.82x |
-/// | the same, AMD | 0.70x-1.17x | 1.56x-2.73x | 0.82x-1.19x | 1.37x-2.06x |
+/// | generated streams: each thread 1M skewed interns over the same 100k strings, one in ten a new string | 0.96x-1.22x | 1.63x-2.01x | 0.90x-1.10x | 1.46x-2.10x |
+/// | the same over 62,657 real symbol names (`STRTAB_STRINGS`) | 0.93x-1.16x | 1.99x-2.12x | 1.13x-1.35x | 1.71x-2.03x |
+/// | a real profile build's intern calls (`STRTAB_SOURCE=replay-sim`: 2.3M calls over 3,941 strings, dealt out to the threads by sample) | 1.06x-1.11x | 1.76x-1.84x | 1.56x-1.62x | 1.69x-2.06x |
+/// | a Go program's CPU profile (`STRTAB_SOURCE=replay-go`: 477k calls over 840 strings) | 1.09x-1.16x | 1.64x-1.72x | 1.45x-1.50x | 1.78x-1.98x |
 ///
-/// The AMD host was noisy (`StringTable` took 41-102 ms for 1M interns
-/// from one turn to the next), so its ranges are wide; pinned to one
-/// core, one thread ran at 0.77x-0.91x on the streams there. Where almost
-/// every intern is a hit, as in a profiler, one thread runs at about 0.9x
-/// `StringTable`'s speed and two at 1.6x or more. On the streams, where
-/// one intern in ten inserts, one thread is at about 0.8x on the Intel
-/// host (about 0.85x on the AMD one): two threads slow each other no more
-/// than two separate tables do, and the difference is one thread's own
-/// cost. Instructions per intern on one thread (callgrind,
-/// `benches/profile.rs thread-stream`): `StringTable` 153.4, this type
-/// 177.7, lasso `ThreadedRodeo` 258.5. About half of the
-/// extra time is the insertions: their locked path runs about 240
-/// instructions against 116 for `StringTable`'s insertion, and misses the
-/// L2 on the shard's hash table, which only locked calls read. The rest
-/// is the hits: a few instructions more than `StringTable`'s (the shard's
-/// block bias) and more L2 misses on the hint cache and the records.
-/// The two atomic read-modify-writes of an insertion (the shard lock and
-/// the id counter) cost a few percent: one thread ran 1-4% faster with
-/// them replaced by plain stores, which is only correct on one thread.
+/// Lasso's `ThreadedRodeo` ran 2.1x-7.1x slower than this type's two
+/// threads with the cores near, 2.7x-10.9x far. `benches/README.md` has
+/// every run since the first version, and every lever tried with its
+/// measured effect.
+///
+/// With the cores far apart (a round trip of 300-380 ns against about
+/// 45 ns), an insertion pays about three cache-line transfers: the global
+/// id counter, the id index's line for the previous ids, and, when the
+/// other thread's last insertion was into the same shard, the shard's
+/// lock line and its current block. Where one intern in ten inserts,
+/// two threads then run no faster than one `StringTable` thread; per-
+/// thread tables, which share nothing until the merge, do not mind. One
+/// thread runs 1.17x `StringTable`'s instructions per intern on the
+/// generated streams (callgrind, `benches/profile.rs thread-stream`:
+/// 179 against 153, lasso `ThreadedRodeo` 256): the insertions' locked
+/// path runs about 226 instructions of its own against 116 for
+/// `StringTable`'s insertion, and the hits a few more (the shard's block
+/// bias). The two atomic read-modify-writes of an insertion (the shard
+/// lock and the id counter) cost a few percent on one thread: it ran 1-4%
+/// faster with them replaced by plain stores, which is only correct on
+/// one thread.
 ///
 /// Memory per string with two threads (`examples/shared_memory.rs`, 100k
-/// strings, three runs of 2026-12-04): `StringTable` 21.5 bytes beyond
-/// the strings' own, this type 32.2 at 8 shards (the default on 2 cores),
-/// 33.3-33.6 at 16, 36.7 at 64, 43.7-43.9 at 256 (which thread inserts
+/// strings, three runs of 2026-12-04 and one of 2026-12-05): `StringTable`
+/// 21.5 bytes beyond the strings' own, this type 32.2 at 8 shards (the
+/// default on 2 cores), 33.3-33.6 at 16, 36.3-36.7 at 64, 43.6-43.9 at 256
+/// (which thread inserts
 /// which string, so which shard chunks end part full, changes from run to
 /// run). Every shard's arena grows its chunks on its own, and a
 /// table's shards fill evenly, so the unused tails of their last chunks
