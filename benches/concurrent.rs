@@ -176,14 +176,21 @@ mod pin {
     /// Pins the calling thread, worker `i` of `threads`, as described in
     /// the module docs.
     pub(crate) fn worker(i: usize, threads: usize) {
+        if pins(threads) {
+            to_cpu(cpus()[i]);
+        }
+    }
+
+    /// Whether [`worker`] pins `threads` workers: pinning is on and the
+    /// process may use at least that many CPUs.
+    pub(crate) fn pins(threads: usize) -> bool {
+        enabled() && threads <= cpus().len()
+    }
+
+    /// [`allowed_cpus`], computed once.
+    fn cpus() -> &'static [usize] {
         static CPUS: OnceLock<Vec<usize>> = OnceLock::new();
-        if !enabled() {
-            return;
-        }
-        let cpus = CPUS.get_or_init(allowed_cpus);
-        if threads <= cpus.len() {
-            to_cpu(cpus[i]);
-        }
+        CPUS.get_or_init(allowed_cpus)
     }
 
     /// The CPUs this process may run on, one per physical core first
@@ -293,14 +300,19 @@ impl StartLine {
 /// The time a cache line takes to go from worker 0's CPU to worker 1's
 /// and back (pinned as for two workers), in nanoseconds: the median of
 /// five runs of 20,000 round trips of a flag, printed with each
-/// two-thread table of the rounds. On a VM the host may place two vCPUs
+/// two-thread table of the rounds; `None` unless the two workers are
+/// pinned to CPUs of their own ([`pin::pins`]: otherwise the probe would
+/// time the scheduler). On a VM the host may place two vCPUs
 /// on cores that share a cache or on cores far apart, and move them: on
 /// the 2-vCPU AMD host of `benches/README.md` a round trip took about 100
 /// ns or about 380 ns from one minute to the next (session 31), and the
 /// two-thread runs of the shared table fell with the latter (every string
 /// the other thread added is such a transfer away), lasso's most of all.
-fn cross_core_round_trip() -> f64 {
+fn cross_core_round_trip() -> Option<f64> {
     const TRIPS: u64 = 20_000;
+    if !pin::pins(2) {
+        return None;
+    }
     let mut runs: Vec<f64> = (0..5)
         .map(|_| {
             let flag = AtomicUsize::new(0);
@@ -334,7 +346,7 @@ fn cross_core_round_trip() -> f64 {
         })
         .collect();
     runs.sort_by(f64::total_cmp);
-    runs[2]
+    Some(runs[2])
 }
 
 /// Times `iters` runs of `run` on a fresh table from `make`, one thread
@@ -497,7 +509,7 @@ fn rounds(rounds: usize) {
         check(&streams);
         let calls: usize = streams.iter().map(Vec::len).sum();
         // Where the host put the workers' vCPUs, before and after.
-        let round_trip = || (threads > 1).then(cross_core_round_trip);
+        let round_trip = || (threads > 1).then(cross_core_round_trip).flatten();
         let before = round_trip();
         let samples = setup::interleaved(rounds, runs.len(), |i| {
             runs[i].1(&streams, 1).as_secs_f64() * 1e3

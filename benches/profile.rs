@@ -486,7 +486,8 @@ const SAMPLE: std::time::Duration = std::time::Duration::from_millis(20);
 /// after another, minutes apart). A group's tables are dropped before the
 /// next group is prepared, so that the allocator's state is the group's
 /// own, as in criterion. Prints a markdown table of each pair's median
-/// time per run, and for a one-workload group the best peer's (the peer
+/// time per run and its time over the first row's (paired, as below),
+/// and for a one-workload group the best peer's (the peer
 /// of the lowest median) over strtab's: the median over rounds of the two
 /// times' ratio in one round ([`setup::Rounds::paired_ratio`]; until
 /// 2026-12-05 the ratio of the two medians).
@@ -526,12 +527,12 @@ fn rounds(rounds: usize, groups: &[&str], impls: &[&str]) {
             start.elapsed().as_secs_f64() / f64::from(*reps)
         });
         let medians = samples.medians();
-        for (&(w, imp, _, ops, _), &m) in runs.iter().zip(&medians) {
+        for (i, (&(w, imp, _, ops, _), &m)) in runs.iter().zip(&medians).enumerate() {
             println!(
                 "| `{w}` | {imp} | {} | {:.1} ns | {:.2} |",
                 human(m),
                 m * 1e9 / ops as f64,
-                m / medians[0]
+                samples.paired_ratio(i, 0)
             );
         }
         if workloads.len() > 1 {

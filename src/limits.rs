@@ -130,8 +130,9 @@ impl Limits {
         if strings <= max {
             return (strings, bytes);
         }
-        // `bytes * max / strings`, below `bytes` since `max < strings`.
-        let scaled = (bytes as u128 * max as u128 / strings as u128) as usize;
+        // `bytes * max / strings` rounded up: at most `bytes`, since
+        // `max < strings`.
+        let scaled = (bytes as u128 * max as u128).div_ceil(strings as u128) as usize;
         (max, scaled)
     }
 }

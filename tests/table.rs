@@ -243,13 +243,13 @@ fn capacity_hint_is_cut_to_the_string_limit() {
     let limits = Limits::new().max_strings(10);
     let hinted = StringTable::builder()
         .limits(limits)
-        .capacity(1_000_000, 64 << 20)
+        .capacity(1 << 20, 64 << 20)
         .build();
     let exact = StringTable::builder()
         .limits(limits)
         .capacity(9, 9 * 64)
         .build();
-    // The hint's 1M strings of 64 bytes, cut to the 9 the limit allows
+    // The hint's 1Mi strings of 64 bytes, cut to the 9 the limit allows
     // besides "": the same allocations as a hint of 9 strings of 64 bytes.
     assert_eq!(hinted.memory_usage(), exact.memory_usage());
     let mut t = hinted;
