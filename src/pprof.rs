@@ -2,12 +2,12 @@
 //!
 //! A pprof `Profile` message stores its strings as `repeated string
 //! string_table = 6`, index 0 being `""`. [`write_string_table`] appends that
-//! field straight from a table's [`Iter`](crate::Iter) to an output buffer: one tag, one
-//! length and the bytes per string, no intermediate `Vec<String>` and no
-//! allocation besides the buffer's own growth (none if the buffer was
-//! reserved with [`string_table_len`]). Protobuf fields may appear in any
-//! order, so an encoder can write the other fields with any protobuf library
-//! and append these bytes.
+//! field straight from a table's [`Iter`](crate::Iter) to an output buffer:
+//! one tag, one length and the bytes per string, no intermediate
+//! `Vec<String>` and no allocation besides the buffer's own growth (none
+//! if the buffer was reserved with [`string_table_len`]). Protobuf fields
+//! may appear in any order, so an encoder can write the other fields with
+//! any protobuf library and append these bytes.
 //!
 //! # Examples
 //!
@@ -63,11 +63,11 @@ pub fn string_table_len<'a>(strings: impl IntoIterator<Item = &'a str>) -> usize
 /// Appends `strings` to `out` as pprof's `string_table` field (number 6),
 /// one length-delimited entry per string, in iteration order.
 ///
-/// Usually a table's or a resolver's [`Iter`](crate::Iter), whose first string is `""`,
-/// as pprof requires, and whose strings are read block by block. Any
-/// iterator of `&str` works too, such as a view that renames or drops
-/// strings; the caller then keeps `""` first and the order the profile's
-/// indices refer to.
+/// Usually a table's or a resolver's [`Iter`](crate::Iter), passed by
+/// value: its first string is `""`, as pprof requires, and its strings
+/// are read block by block. Any iterator of `&str` works too, such as a
+/// view that renames or drops strings; the caller then keeps `""` first
+/// and the order the profile's indices refer to.
 ///
 /// # Examples
 ///
