@@ -382,8 +382,9 @@ fn readers_share_a_table_between_writes() {
                 tx.send((id, name)).unwrap();
             }
         });
-        // Two readers of the same table at once, each resolving what the
-        // writer interned so far and walking the whole table.
+        // Two readers of the same table at once, each walking what the
+        // writer interned so far; then every id the writer handed out is
+        // resolved and looked up again.
         let (a, b) = std::thread::scope(|r| {
             let reader = || {
                 let t = table.read().unwrap();
