@@ -935,35 +935,99 @@ impl<S: BuildHasher + Clone> StringTable<S> {
     /// # Ok::<(), strtab::Error>(())
     /// ```
     pub fn try_compact(&self, keep: &IdSet) -> Result<(StringTable<S>, Remap), Error> {
-        let src = &self.store;
-        // Pre-size the new table; strings that will get chunks of their
-        // own do not count towards the first chunk.
-        let (mut count, mut bytes) = (0, 0);
-        for i in 1..src.len() {
-            if keep.contains(StringId::from_u32(i as u32)) {
-                count += 1;
-                let len = src.str_at(i).len();
-                if len <= DEDICATED_MIN {
-                    bytes += len;
-                }
+        let builder = Builder::with_hasher(self.hasher.clone()).limits(self.limits);
+        compact_strings(Strings::Table(&self.store), builder, keep)
+    }
+}
+
+impl Resolver {
+    /// A new [`StringTable`] holding only the strings whose ids are in
+    /// `keep` (and `""`, always kept), in their old relative order,
+    /// renumbered densely from 0, with the [`Remap`] from old ids to new
+    /// ones: [`StringTable::compact`] for a frozen table, such as a
+    /// [`SharedStringTable`](crate::SharedStringTable)'s after
+    /// [`into_resolver`](crate::SharedStringTable::into_resolver). The new
+    /// table has the default hasher and no limits.
+    ///
+    /// # Panics
+    ///
+    /// Panics where [`try_compact`](Self::try_compact) would return an
+    /// error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use strtab::{IdSet, SharedStringTable, StringId};
+    ///
+    /// let table = SharedStringTable::new();
+    /// let a = table.intern("a");
+    /// let b = table.intern("b");
+    /// let resolver = table.into_resolver();
+    /// let (compact, remap) = resolver.compact(&[b].into_iter().collect::<IdSet>());
+    /// assert_eq!(compact.iter().collect::<Vec<_>>(), ["", "b"]);
+    /// assert_eq!(remap[b], StringId::from_u32(1));
+    /// assert_eq!(remap.get(a), None);
+    /// ```
+    #[must_use]
+    pub fn compact(&self, keep: &IdSet) -> (StringTable, Remap) {
+        match self.try_compact(keep) {
+            Ok(out) => out,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Like [`compact`](Self::compact), but returns an error instead of
+    /// panicking.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error`] if the new table or the remap cannot be allocated.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let table = strtab::SharedStringTable::new();
+    /// table.intern("unused");
+    /// let (compact, _) = table.into_resolver().try_compact(&strtab::IdSet::new())?;
+    /// assert_eq!(compact.len(), 1);
+    /// # Ok::<(), strtab::Error>(())
+    /// ```
+    pub fn try_compact(&self, keep: &IdSet) -> Result<(StringTable, Remap), Error> {
+        compact_strings(self.strings(), StringTable::builder(), keep)
+    }
+}
+
+/// [`StringTable::try_compact`] and [`Resolver::try_compact`]: the kept
+/// strings of `src` in a new table from `builder`, pre-sized for them.
+fn compact_strings<S: BuildHasher>(
+    src: Strings<'_>,
+    builder: Builder<S>,
+    keep: &IdSet,
+) -> Result<(StringTable<S>, Remap), Error> {
+    // Pre-size the new table; strings that will get chunks of their own do
+    // not count towards the first chunk.
+    let (mut count, mut bytes) = (0, 0);
+    for i in 1..src.len() {
+        if keep.contains(StringId::from_u32(i as u32)) {
+            count += 1;
+            let len = src.str_at(i).len();
+            if len <= DEDICATED_MIN {
+                bytes += len;
             }
         }
-        let mut out = Builder::with_hasher(self.hasher.clone())
-            .capacity(count, bytes)
-            .limits(self.limits)
-            .try_build()?;
-        let mut remap = Remap::try_with_capacity(src.len())?;
-        remap.push(Some(StringId::EMPTY));
-        for i in 1..src.len() {
-            let new = if keep.contains(StringId::from_u32(i as u32)) {
-                // Kept strings are distinct: append without a lookup.
-                let s = src.str_at(i);
-                Some(out.insert_new(hash_str(&out.hasher, s), s)?)
-            } else {
-                None
-            };
-            remap.push(new);
-        }
-        Ok((out, remap))
     }
+    let mut out = builder.capacity(count, bytes).try_build()?;
+    let mut remap = Remap::try_with_capacity(src.len())?;
+    remap.push(Some(StringId::EMPTY));
+    for i in 1..src.len() {
+        let new = if keep.contains(StringId::from_u32(i as u32)) {
+            // Kept strings are distinct: append without a lookup.
+            let s = src.str_at(i);
+            Some(out.insert_new(hash_str(&out.hasher, s), s)?)
+        } else {
+            None
+        };
+        remap.push(new);
+    }
+    Ok((out, remap))
 }

@@ -288,6 +288,33 @@ fn compact_keeping_nothing_or_everything() {
 }
 
 #[test]
+fn resolvers_compact_as_tables_do() {
+    let n = scaled(5_000);
+    let names: Vec<String> = (0..n).map(|i| format!("frame {i}")).collect();
+    let mut table = StringTable::new();
+    let shared = strtab::SharedStringTable::new();
+    for s in &names {
+        table.intern(s);
+        shared.intern(s);
+    }
+    // Ids from the shared table on one thread are the same as the table's.
+    let keep: IdSet = (1..table.len() as u32)
+        .step_by(7)
+        .map(StringId::from_u32)
+        .collect();
+    let (expected, expected_remap) = table.compact(&keep);
+    let from_table = table.into_resolver().compact(&keep);
+    let from_shared = shared.into_resolver().compact(&keep);
+    for (c, remap) in [from_table, from_shared] {
+        assert!(c.iter().eq(expected.iter()));
+        assert_eq!(remap, expected_remap);
+        for s in expected.iter() {
+            assert_eq!(c.get(s), expected.get(s));
+        }
+    }
+}
+
+#[test]
 #[should_panic(expected = "has no new id in this remap")]
 fn remap_index_panics_on_dropped_id() {
     let mut t = StringTable::new();

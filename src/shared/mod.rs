@@ -285,9 +285,10 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// threads intern, ids may be taken but not yet published, so there is no
 /// moment at which `&self` could see a finished table. The table is
 /// finished when it is consumed: [`into_resolver`](Self::into_resolver)
-/// gives the [`Resolver`], which iterates in id order, resolves, and is a
-/// [`MergeSource`](crate::MergeSource) for [`StringTable::merge`] (the
-/// route to [`StringTable::compact`]). A continuous profiler swaps in a
+/// gives the [`Resolver`], which iterates in id order, resolves,
+/// [`compact`s](Resolver::compact) to the ids a profile references, and
+/// is a [`MergeSource`](crate::MergeSource) for [`StringTable::merge`]. A
+/// continuous profiler swaps in a
 /// fresh table at each export, pre-sized from the last one, and freezes
 /// the old one once no sampler holds it:
 ///
@@ -311,7 +312,6 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// ```
 ///
 /// [`StringTable::merge`]: crate::StringTable::merge
-/// [`StringTable::compact`]: crate::StringTable::compact
 ///
 /// # Examples
 ///
