@@ -20,7 +20,8 @@
 //!   error kind matches the limit;
 //! - `memory_usage() <= limits().get_max_bytes()` and
 //!   `len() <= limits().get_max_strings()`, always;
-//! - at the end, `into_resolver` iterates the model's strings in id order.
+//! - at the end, `into_resolver` iterates the model's strings in id order,
+//!   and `Resolver::try_compact` keeps `""` and exactly the chosen ids.
 //!
 //! With the `Unstable` hasher, whose output changes at each `Reseed` (a
 //! logic error the docs allow, but safe code), one string may get several
@@ -373,6 +374,21 @@ fn run<S: BuildHasher>(input: &Input, hasher: S, salt: Option<&AtomicU64>) {
             .rev()
             .eq(model.strings.iter().rev().map(String::as_str))
     );
+    // Compaction of the frozen table: `""` and every third id, in order.
+    let keep: strtab::IdSet = (0..resolver.len() as u32)
+        .step_by(3)
+        .map(StringId::from_u32)
+        .collect();
+    if let Ok((compact, remap)) = resolver.try_compact(&keep) {
+        let kept = model.strings.iter().step_by(3).map(String::as_str);
+        assert!(compact.iter().eq(kept), "compact kept the wrong strings");
+        for (old, new) in remap.iter() {
+            match new {
+                Some(new) => assert_eq!(&compact[new], &resolver[old]),
+                None => assert!(old.index() % 3 != 0),
+            }
+        }
+    }
 }
 
 fuzz_target!(|input: Input| {
