@@ -124,10 +124,14 @@ impl Limits {
     /// bytes in all, cut to what these limits let a table hold: at most
     /// `max_strings - 1` strings, with `bytes` scaled down in proportion.
     /// Both builders pre-size from this, so a hint larger than the limit
-    /// does not allocate room the table may never use.
+    /// does not allocate room the table may never use. A hint past the id
+    /// space itself (more than `u32::MAX` strings), which no table could
+    /// hold, is returned as it is, as before this cut existed:
+    /// `StringTable`'s builder refuses it (`CapacityOverflow`), the shared
+    /// table's cuts it to the string limit.
     pub(crate) fn clamp_hint(&self, strings: usize, bytes: usize) -> (usize, usize) {
         let max = self.max_strings - 1;
-        if strings <= max {
+        if strings <= max || strings > ID_SPACE {
             return (strings, bytes);
         }
         // `bytes * max / strings` rounded up: at most `bytes`, since

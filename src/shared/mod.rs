@@ -550,10 +550,8 @@ impl<S: BuildHasher> SharedBuilder<S> {
         // What the capacity hint allocates, if the whole fits the limit.
         let presize = self.capacity.and_then(|(strings, bytes)| {
             let (strings, bytes) = self.limits.clamp_hint(strings, bytes);
-            if strings == 0 {
-                // A table limited to `""` has nothing to pre-size.
-                return None;
-            }
+            // Past the id space, as many strings as the limit allows.
+            let strings = strings.min(self.limits.get_max_strings());
             let plan = Presize::new(strings, bytes, &hints);
             (plan.bytes() <= max).then_some(plan)
         });
