@@ -8,7 +8,8 @@ use core::fmt;
 pub enum ErrorKind {
     /// The table already holds as many strings as it may: either
     /// [`Limits::max_strings`](crate::Limits::max_strings) or the `u32::MAX` ids a
-    /// `u32` can number.
+    /// `u32` can number. Also a builder's capacity hint of `u32::MAX`
+    /// strings or more, which no table can number.
     IdsExhausted,
     /// Storing the string would take the table's heap footprint past
     /// [`Limits::max_bytes`](crate::Limits::max_bytes).
@@ -52,7 +53,8 @@ pub struct Error {
     kind: ErrorKind,
     /// Bytes requested, or the string count for `IdsExhausted`.
     requested: usize,
-    /// The limit in force, where there is one.
+    /// The limit in force, where there is one; for `IdsExhausted`, set
+    /// only for a capacity hint past the id space.
     limit: usize,
 }
 
@@ -90,6 +92,11 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
+            ErrorKind::IdsExhausted if self.limit != 0 => write!(
+                f,
+                "string table capacity hint of {} strings is more than the {} a table can number besides \"\"",
+                self.requested, self.limit
+            ),
             ErrorKind::IdsExhausted => write!(
                 f,
                 "string table is full: it holds {} strings, the most its limits allow",

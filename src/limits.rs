@@ -1,5 +1,7 @@
 //! [`Limits`]: caps on a table's size.
 
+use crate::error::{Error, ErrorKind};
+
 /// Caps on how many strings a [`StringTable`](crate::StringTable) or a
 /// [`SharedStringTable`](crate::SharedStringTable) may hold and how many
 /// heap bytes it may use (a shared table's across all its shards).
@@ -122,22 +124,30 @@ impl Limits {
 impl Limits {
     /// A capacity hint of `strings` strings (besides `""`) of `bytes`
     /// bytes in all, cut to what these limits let a table hold: at most
-    /// `max_strings - 1` strings, with `bytes` scaled down in proportion.
-    /// Both builders pre-size from this, so a hint larger than the limit
-    /// does not allocate room the table may never use. A hint past the id
-    /// space itself (more than `u32::MAX` strings), which no table could
-    /// hold, is returned as it is, as before this cut existed:
-    /// `StringTable`'s builder refuses it (`CapacityOverflow`), the shared
-    /// table's cuts it to the string limit.
-    pub(crate) fn clamp_hint(&self, strings: usize, bytes: usize) -> (usize, usize) {
+    /// `max_strings - 1` strings, with `bytes` scaled down in proportion
+    /// (nothing at all for a table limited to `""`). Both builders pre-size
+    /// from this, so a hint larger than the limit does not allocate room
+    /// the table may never use.
+    ///
+    /// A hint of [`ID_SPACE`] strings or more, more than any table can
+    /// number whatever its limits, is refused ([`ErrorKind::IdsExhausted`]):
+    /// cut to the default limit it would still ask for tens of gigabytes,
+    /// which the allocator grants or refuses depending on the machine.
+    pub(crate) fn clamp_hint(&self, strings: usize, bytes: usize) -> Result<(usize, usize), Error> {
+        if strings >= ID_SPACE {
+            return Err(Error::new(ErrorKind::IdsExhausted, strings).with_limit(ID_SPACE - 1));
+        }
         let max = self.max_strings - 1;
-        if strings <= max || strings > ID_SPACE {
-            return (strings, bytes);
+        if max == 0 {
+            return Ok((0, 0));
+        }
+        if strings <= max {
+            return Ok((strings, bytes));
         }
         // `bytes * max / strings` rounded up: at most `bytes`, since
         // `max < strings`.
         let scaled = (bytes as u128 * max as u128).div_ceil(strings as u128) as usize;
-        (max, scaled)
+        Ok((max, scaled))
     }
 }
 

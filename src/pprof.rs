@@ -64,8 +64,9 @@ pub fn string_table_len<'a>(strings: impl IntoIterator<Item = &'a str>) -> usize
 /// one length-delimited entry per string, in iteration order.
 ///
 /// Usually a table's or a resolver's [`Iter`](crate::Iter), passed by
-/// value: its first string is `""`, as pprof requires, and its strings
-/// are read block by block. Any iterator of `&str` works too, such as a
+/// value: its first string is `""`, as pprof requires, and a
+/// `StringTable`'s strings (and those of a resolver frozen from one) are
+/// read block by block. Any iterator of `&str` works too, such as a
 /// view that renames or drops strings; the caller then keeps `""` first
 /// and the order the profile's indices refer to.
 ///

@@ -359,7 +359,10 @@ impl<S: BuildHasher> Builder<S> {
     /// A hint beyond [`Limits::max_strings`] is cut to it, the bytes in
     /// proportion; if the pre-sized footprint would exceed
     /// [`Limits::max_bytes`], the table starts without it and grows on
-    /// demand.
+    /// demand. A hint of `u32::MAX` strings or more, which no table can
+    /// number, is an error ([`ErrorKind::IdsExhausted`] from
+    /// [`try_build`](Self::try_build), a panic from
+    /// [`build`](Self::build)).
     ///
     /// # Examples
     ///
@@ -441,9 +444,10 @@ impl<S: BuildHasher> Builder<S> {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::AllocFailed`] if the allocator refuses, or
+    /// [`ErrorKind::AllocFailed`] if the allocator refuses,
     /// [`ErrorKind::CapacityOverflow`] for a byte hint beyond the arena's
-    /// address space. Only the table's fixed bookkeeping (under 100 bytes:
+    /// address space, or [`ErrorKind::IdsExhausted`] for a hint of
+    /// `u32::MAX` strings or more. Only the table's fixed bookkeeping (under 100 bytes:
     /// the boxed `Bump` that `ouroboros` allocates and the block list's
     /// first entry) is allocated infallibly, like `Box::new`, and aborts if
     /// even that fails.
@@ -458,7 +462,8 @@ impl<S: BuildHasher> Builder<S> {
     pub fn try_build(self) -> Result<StringTable<S>, Error> {
         let capacity = self
             .capacity
-            .map(|(strings, bytes)| self.limits.clamp_hint(strings, bytes));
+            .map(|(strings, bytes)| self.limits.clamp_hint(strings, bytes))
+            .transpose()?;
         let (strings, bytes) = capacity
             .map(|(strings, bytes)| (strings.saturating_add(1), arena_bytes_for(strings, bytes)))
             .unwrap_or((INITIAL_INDEX_CAPACITY, FIRST_CHUNK_CAPACITY));

@@ -681,7 +681,11 @@ fn absurd_capacity_hints_fail_cleanly() {
         (usize::MAX, usize::MAX),
         (usize::MAX / 2, usize::MAX / 2),
     ];
-    let expected = [ErrorKind::CapacityOverflow, ErrorKind::AllocFailed];
+    let expected = [
+        ErrorKind::CapacityOverflow,
+        ErrorKind::AllocFailed,
+        ErrorKind::IdsExhausted,
+    ];
     for (strings, bytes) in absurd {
         let e = StringTable::builder()
             .capacity(strings, bytes)
@@ -700,6 +704,86 @@ fn absurd_capacity_hints_fail_cleanly() {
             );
         }
     }
+}
+
+/// A hint of `u32::MAX` strings or more is refused by both builders,
+/// whatever the limits: cut to the default limit it would ask for tens of
+/// gigabytes, which one machine grants and another refuses. One string
+/// fewer is a hint like any other, cut to a small limit.
+#[test]
+fn hints_past_the_id_space_are_refused() {
+    let small = Limits::new().max_strings(10);
+    for strings in [u32::MAX as usize, u32::MAX as usize + 1, usize::MAX] {
+        for limits in [Limits::new(), small] {
+            let e = StringTable::builder()
+                .limits(limits)
+                .capacity(strings, 64)
+                .try_build()
+                .expect_err("a hint past the id space is refused");
+            assert_eq!(e.kind(), ErrorKind::IdsExhausted, "{strings}: {e}");
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "string table capacity hint of {strings} strings is more than the 4294967294 a table can number besides \"\""
+                )
+            );
+            let e = SharedStringTable::builder()
+                .shards(2)
+                .limits(limits)
+                .capacity(strings, 64)
+                .try_build()
+                .expect_err("a hint past the id space is refused");
+            assert_eq!(e.kind(), ErrorKind::IdsExhausted, "{strings}: {e}");
+        }
+    }
+    let below = u32::MAX as usize - 1;
+    let t = StringTable::builder()
+        .limits(small)
+        .capacity(below, 1 << 30)
+        .build();
+    let exact = StringTable::builder().limits(small).capacity(9, 3).build();
+    assert_eq!(t.memory_usage(), exact.memory_usage());
+    let shared = SharedStringTable::builder()
+        .shards(2)
+        .limits(small)
+        .capacity(below, 1 << 30)
+        .build();
+    let shared_exact = SharedStringTable::builder()
+        .shards(2)
+        .limits(small)
+        .capacity(9, 3)
+        .build();
+    assert_eq!(shared.memory_usage(), shared_exact.memory_usage());
+}
+
+/// A table limited to `""` pre-sizes nothing, whatever bytes its hint
+/// names: there is no string it could store them for.
+#[test]
+fn a_table_limited_to_the_empty_string_ignores_byte_hints() {
+    let limits = Limits::new().max_strings(1);
+    let hinted = StringTable::builder()
+        .limits(limits)
+        .capacity(0, 64 << 20)
+        .build();
+    let plain = StringTable::builder().limits(limits).capacity(0, 0).build();
+    assert_eq!(hinted.memory_usage(), plain.memory_usage());
+    assert!(hinted.memory_usage() < 4096, "{}", hinted.memory_usage());
+    let hinted = SharedStringTable::builder()
+        .shards(2)
+        .limits(limits)
+        .capacity(0, 64 << 20)
+        .build();
+    let plain = SharedStringTable::builder()
+        .shards(2)
+        .limits(limits)
+        .capacity(0, 0)
+        .build();
+    assert_eq!(hinted.memory_usage(), plain.memory_usage());
+    assert!(
+        hinted.memory_usage() < 64 << 10,
+        "{}",
+        hinted.memory_usage()
+    );
 }
 
 /// Regression: `Arena::add_chunk` cuts a chunk in two parts (the request at

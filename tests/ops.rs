@@ -294,22 +294,39 @@ fn resolvers_compact_as_tables_do() {
     let mut table = StringTable::new();
     let shared = strtab::SharedStringTable::new();
     for s in &names {
-        table.intern(s);
-        shared.intern(s);
+        // From one thread, the shared table numbers as the table does.
+        assert_eq!(shared.intern(s), table.intern(s));
     }
-    // Ids from the shared table on one thread are the same as the table's.
     let keep: IdSet = (1..table.len() as u32)
         .step_by(7)
         .map(StringId::from_u32)
         .collect();
-    let (expected, expected_remap) = table.compact(&keep);
-    let from_table = table.into_resolver().compact(&keep);
-    let from_shared = shared.into_resolver().compact(&keep);
-    for (c, remap) in [from_table, from_shared] {
-        assert!(c.iter().eq(expected.iter()));
-        assert_eq!(remap, expected_remap);
-        for s in expected.iter() {
-            assert_eq!(c.get(s), expected.get(s));
+    // What compacting must give: `""`, then the kept names in id order,
+    // numbered from 1; every other id dropped.
+    let kept: Vec<&str> = names.iter().step_by(7).map(String::as_str).collect();
+    let (from_table, table_remap) = table.compact(&keep);
+    let resolvers = [
+        table.into_resolver().compact(&keep),
+        shared.into_resolver().compact(&keep),
+    ];
+    for (c, remap) in resolvers {
+        assert!(c.iter().eq(std::iter::once("").chain(kept.iter().copied())));
+        assert!(c.iter().eq(from_table.iter()));
+        assert_eq!(remap, table_remap);
+        for (old, new) in remap.iter() {
+            if old.to_u32() % 7 == 1 {
+                let new = new.expect("a kept id has a new one");
+                assert_eq!(new.to_u32(), old.to_u32() / 7 + 1);
+                assert_eq!(
+                    c.resolve(new),
+                    Some(names[old.to_u32() as usize - 1].as_str())
+                );
+            } else {
+                assert_eq!(new.is_some(), old == StringId::EMPTY, "{old:?}");
+            }
+        }
+        for s in &kept {
+            assert_eq!(c.get(s).map(|id| &c[id]), Some(*s));
         }
     }
 }

@@ -366,40 +366,44 @@ fn table_moves_to_another_thread() {
 fn readers_share_a_table_between_writes() {
     use std::sync::RwLock;
     let n = scaled(3000);
+    // Long strings among short ones (natively, records in several blocks).
+    let name = |i: usize| {
+        if i.is_multiple_of(97) {
+            format!("{i}{}", "x".repeat(300))
+        } else {
+            format!("fn_{i}")
+        }
+    };
     let table = RwLock::new(StringTable::new());
     let (tx, rx) = std::sync::mpsc::channel::<(StringId, String)>();
     std::thread::scope(|s| {
         let table = &table;
         s.spawn(move || {
             for i in 0..n {
-                // Long strings among short ones: records in several blocks.
-                let name = if i % 97 == 0 {
-                    format!("{i}{}", "x".repeat(300))
-                } else {
-                    format!("fn_{i}")
-                };
-                let id = table.write().unwrap().intern(&name);
-                tx.send((id, name)).unwrap();
+                let id = table.write().unwrap().intern(&name(i));
+                tx.send((id, name(i))).unwrap();
             }
         });
         // Two readers of the same table at once, each walking what the
-        // writer interned so far; then every id the writer handed out is
-        // resolved and looked up again.
-        let (a, b) = std::thread::scope(|r| {
+        // writer interned so far, a few times over: every walk sees the
+        // writer's strings in order, none torn or missing; then every id
+        // the writer handed out is resolved and looked up again.
+        std::thread::scope(|r| {
             let reader = || {
-                let t = table.read().unwrap();
-                let total: usize = t.iter().map(str::len).sum();
-                (t.len(), total)
+                for _ in 0..4 {
+                    let t = table.read().unwrap();
+                    assert!(t.iter().skip(1).eq((0..t.len() - 1).map(name)));
+                    drop(t);
+                    std::thread::yield_now();
+                }
             };
-            let a = r.spawn(reader);
-            let b = r.spawn(reader);
-            (a.join().unwrap(), b.join().unwrap())
+            r.spawn(reader);
+            r.spawn(reader);
         });
-        assert!(a.0 >= 1 && b.0 >= 1);
-        for (id, name) in rx {
+        for (id, s) in rx {
             let t = table.read().unwrap();
-            assert_eq!(t.resolve(id), Some(name.as_str()));
-            assert_eq!(t.get(&name), Some(id));
+            assert_eq!(t.resolve(id), Some(s.as_str()));
+            assert_eq!(t.get(&s), Some(id));
         }
     });
     let t = table.into_inner().unwrap();

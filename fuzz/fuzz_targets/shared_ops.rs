@@ -374,21 +374,26 @@ fn run<S: BuildHasher>(input: &Input, hasher: S, salt: Option<&AtomicU64>) {
             .rev()
             .eq(model.strings.iter().rev().map(String::as_str))
     );
-    // Compaction of the frozen table: `""` and every third id, in order.
-    let keep: strtab::IdSet = (0..resolver.len() as u32)
+    // Compaction of the frozen table to every third id from 1: `""` is
+    // kept though not chosen, then the chosen ids' strings in order. The
+    // compacted table has no limits, so only the allocator could refuse.
+    let keep: strtab::IdSet = (1..resolver.len() as u32)
         .step_by(3)
         .map(StringId::from_u32)
         .collect();
-    if let Ok((compact, remap)) = resolver.try_compact(&keep) {
-        let kept = model.strings.iter().step_by(3).map(String::as_str);
-        assert!(compact.iter().eq(kept), "compact kept the wrong strings");
-        for (old, new) in remap.iter() {
-            match new {
-                Some(new) => assert_eq!(&compact[new], &resolver[old]),
-                None => assert!(old.index() % 3 != 0),
-            }
+    let (compact, remap) = resolver
+        .try_compact(&keep)
+        .expect("an unlimited table compacts");
+    let kept =
+        std::iter::once("").chain(model.strings.iter().skip(1).step_by(3).map(String::as_str));
+    assert!(compact.iter().eq(kept), "compact kept the wrong strings");
+    for (old, new) in remap.iter() {
+        match new {
+            Some(new) => assert_eq!(&compact[new], &resolver[old]),
+            None => assert!(old.index() % 3 != 1, "{old:?} was chosen"),
         }
     }
+    assert_eq!(remap.get(StringId::EMPTY), Some(StringId::EMPTY));
 }
 
 fuzz_target!(|input: Input| {

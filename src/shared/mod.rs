@@ -303,12 +303,15 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// let main = table.intern("main");
 /// drop(table);
 ///
-/// // The exporter.
-/// let len = current.read().unwrap().len();
-/// let next = Arc::new(SharedStringTable::with_capacity(len, 0));
+/// // The exporter: the next table is pre-sized from the period before
+/// // (its strings and their bytes, kept from the last export; none yet).
+/// let mut last = (0, 0);
+/// let next = Arc::new(SharedStringTable::with_capacity(last.0, last.1));
 /// let old = std::mem::replace(&mut *current.write().unwrap(), next);
 /// let resolver = Arc::into_inner(old).expect("no sampler holds it").into_resolver();
 /// assert_eq!(resolver.resolve(main), Some("main"));
+/// last = (resolver.len(), resolver.iter().map(str::len).sum());
+/// assert_eq!(last, (2, 4));
 /// ```
 ///
 /// [`StringTable::merge`]: crate::StringTable::merge
@@ -412,7 +415,10 @@ impl<S: BuildHasher> SharedBuilder<S> {
     ///
     /// A hint beyond [`Limits::max_strings`] is cut to it, the bytes in
     /// proportion; if the pre-sized footprint would exceed the byte limit,
-    /// the table starts without it and grows on demand.
+    /// the table starts without it and grows on demand. A hint of
+    /// `u32::MAX` strings or more, which no table can number, is an error
+    /// ([`ErrorKind::IdsExhausted`](crate::ErrorKind::IdsExhausted) from
+    /// [`try_build`](Self::try_build), a panic from [`build`](Self::build)).
     ///
     /// # Examples
     ///
@@ -531,7 +537,8 @@ impl<S: BuildHasher> SharedBuilder<S> {
     /// [`ErrorKind::AllocFailed`] if the allocator refuses the shard list,
     /// the hint cache's block biases, or an allocation the capacity hint
     /// asks for; [`ErrorKind::CapacityOverflow`] for a byte hint beyond a
-    /// shard arena's address space.
+    /// shard arena's address space; [`ErrorKind::IdsExhausted`] for a hint
+    /// of `u32::MAX` strings or more.
     /// Each shard's fixed bookkeeping (under 100 bytes, as for
     /// `StringTable`) is allocated infallibly and aborts if even that
     /// fails.
@@ -548,13 +555,14 @@ impl<S: BuildHasher> SharedBuilder<S> {
         let max = self.limits.get_max_bytes();
         let hints = Hints::new(n)?;
         // What the capacity hint allocates, if the whole fits the limit.
-        let presize = self.capacity.and_then(|(strings, bytes)| {
-            let (strings, bytes) = self.limits.clamp_hint(strings, bytes);
-            // Past the id space, as many strings as the limit allows.
-            let strings = strings.min(self.limits.get_max_strings());
-            let plan = Presize::new(strings, bytes, &hints);
-            (plan.bytes() <= max).then_some(plan)
-        });
+        let presize = match self.capacity {
+            Some((strings, bytes)) => {
+                let (strings, bytes) = self.limits.clamp_hint(strings, bytes)?;
+                let plan = Presize::new(strings, bytes, &hints);
+                (plan.bytes() <= max).then_some(plan)
+            }
+            None => None,
+        };
         let mut shards = Vec::new();
         shards
             .try_reserve_exact(n)
