@@ -228,9 +228,15 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// | a Go program's CPU profile (`STRTAB_SOURCE=replay-go`: 477k calls over 840 strings) | 1.09x-1.16x | 1.64x-1.72x | 1.45x-1.50x | 1.78x-1.98x |
 ///
 /// Lasso's `ThreadedRodeo` ran 2.1x-7.1x slower than this type's two
-/// threads with the cores near, 2.7x-10.9x far. `benches/README.md` has
-/// every run since the first version, and every lever tried with its
-/// measured effect.
+/// threads with the cores near, 2.7x-10.9x far. On a 2-vCPU Intel Xeon VM
+/// (the same day, the same code, a round trip of 120-240 ns) one thread
+/// took 1.18x-1.23x `StringTable`'s time on the generated streams and
+/// the symbol names and 1.14x-1.15x on the simulated profile's calls,
+/// and two threads ran at 1.50x-1.63x one `StringTable` thread's
+/// throughput on those three, 1.53x-1.84x on the Go profile's (per-thread
+/// tables 1.81x-2.11x, lasso 2.3x-14x slower than this type).
+/// `benches/README.md` has every run since the first version, and every
+/// lever tried with its measured effect.
 ///
 /// With the cores far apart (a round trip of 300-380 ns against about
 /// 45 ns), an insertion pays about three cache-line transfers: the global
