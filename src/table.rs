@@ -421,8 +421,9 @@ impl<S: BuildHasher> Builder<S> {
     ///
     /// # Panics
     ///
-    /// Panics if the initial allocations fail; [`Builder::try_build`]
-    /// returns the error instead.
+    /// Panics if the initial allocations fail or the capacity hint names
+    /// `u32::MAX` strings or more; [`Builder::try_build`] returns the
+    /// error instead.
     ///
     /// # Examples
     ///
@@ -553,7 +554,8 @@ impl StringTable {
     ///
     /// # Panics
     ///
-    /// Panics if the allocations fail (see [`Builder::try_build`]).
+    /// Panics if the allocations fail or `strings` is `u32::MAX` or more
+    /// (see [`Builder::try_build`]).
     ///
     /// # Examples
     ///

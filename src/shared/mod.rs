@@ -518,8 +518,9 @@ impl<S: BuildHasher> SharedBuilder<S> {
     ///
     /// # Panics
     ///
-    /// Panics if the initial allocations fail; [`SharedBuilder::try_build`]
-    /// returns the error instead.
+    /// Panics if the initial allocations fail or the capacity hint names
+    /// `u32::MAX` strings or more; [`SharedBuilder::try_build`] returns the
+    /// error instead.
     ///
     /// # Examples
     ///
@@ -723,7 +724,8 @@ impl SharedStringTable {
     ///
     /// # Panics
     ///
-    /// Panics if the allocations fail (see [`SharedBuilder::try_build`]).
+    /// Panics if the allocations fail or `strings` is `u32::MAX` or more
+    /// (see [`SharedBuilder::try_build`]).
     ///
     /// # Examples
     ///
