@@ -448,10 +448,10 @@ impl<S: BuildHasher> Builder<S> {
     /// [`ErrorKind::AllocFailed`] if the allocator refuses,
     /// [`ErrorKind::CapacityOverflow`] for a byte hint beyond the arena's
     /// address space, or [`ErrorKind::IdsExhausted`] for a hint of
-    /// `u32::MAX` strings or more. Only the table's fixed bookkeeping (under 100 bytes:
-    /// the boxed `Bump` that `ouroboros` allocates and the block list's
-    /// first entry) is allocated infallibly, like `Box::new`, and aborts if
-    /// even that fails.
+    /// `u32::MAX` strings or more. Only the table's fixed bookkeeping
+    /// (under 100 bytes: the boxed `Bump` that `ouroboros` allocates and
+    /// the block list's first entry) is allocated infallibly, like
+    /// `Box::new`, and aborts if even that fails.
     ///
     /// # Examples
     ///
