@@ -233,8 +233,10 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// took 1.18x-1.23x `StringTable`'s time on the generated streams and
 /// the symbol names and 1.14x-1.15x on the simulated profile's calls,
 /// and two threads ran at 1.50x-1.63x one `StringTable` thread's
-/// throughput on those three, 1.53x-1.84x on the Go profile's (per-thread
-/// tables 1.81x-2.11x, lasso 2.3x-14x slower than this type).
+/// throughput on those three (per-thread tables 1.81x-2.11x, lasso
+/// 2.3x-14x slower than this type; the Go profile's figures there are
+/// left out: its `StringTable` baseline ran 1.2x-1.4x slow in those
+/// runs).
 /// `benches/README.md` has every run since the first version, and every
 /// lever tried with its measured effect.
 ///
