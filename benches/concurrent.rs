@@ -313,7 +313,7 @@ fn cross_core_round_trip() -> Option<f64> {
     if !pin::pins(2) {
         return None;
     }
-    let mut runs: Vec<f64> = (0..5)
+    let runs: Vec<f64> = (0..5)
         .map(|_| {
             let flag = AtomicUsize::new(0);
             let line = StartLine::new(2);
@@ -345,8 +345,7 @@ fn cross_core_round_trip() -> Option<f64> {
             })
         })
         .collect();
-    runs.sort_by(f64::total_cmp);
-    Some(runs[2])
+    Some(setup::median(runs))
 }
 
 /// Times `iters` runs of `run` on a fresh table from `make`, one thread

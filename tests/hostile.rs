@@ -737,23 +737,23 @@ fn hints_past_the_id_space_are_refused() {
         }
     }
     let below = u32::MAX as usize - 1;
-    let t = StringTable::builder()
-        .limits(small)
-        .capacity(below, 1 << 30)
+    assert_eq!(presized(small, below, 1 << 30), presized(small, 9, 3));
+}
+
+/// The memory usage of a `StringTable` and of a two-shard
+/// `SharedStringTable` built with `limits` and a hint of `strings` strings
+/// of `bytes` bytes.
+fn presized(limits: Limits, strings: usize, bytes: usize) -> (usize, usize) {
+    let table = StringTable::builder()
+        .limits(limits)
+        .capacity(strings, bytes)
         .build();
-    let exact = StringTable::builder().limits(small).capacity(9, 3).build();
-    assert_eq!(t.memory_usage(), exact.memory_usage());
     let shared = SharedStringTable::builder()
         .shards(2)
-        .limits(small)
-        .capacity(below, 1 << 30)
+        .limits(limits)
+        .capacity(strings, bytes)
         .build();
-    let shared_exact = SharedStringTable::builder()
-        .shards(2)
-        .limits(small)
-        .capacity(9, 3)
-        .build();
-    assert_eq!(shared.memory_usage(), shared_exact.memory_usage());
+    (table.memory_usage(), shared.memory_usage())
 }
 
 /// A table limited to `""` pre-sizes nothing, whatever bytes its hint
@@ -761,29 +761,10 @@ fn hints_past_the_id_space_are_refused() {
 #[test]
 fn a_table_limited_to_the_empty_string_ignores_byte_hints() {
     let limits = Limits::new().max_strings(1);
-    let hinted = StringTable::builder()
-        .limits(limits)
-        .capacity(0, 64 << 20)
-        .build();
-    let plain = StringTable::builder().limits(limits).capacity(0, 0).build();
-    assert_eq!(hinted.memory_usage(), plain.memory_usage());
-    assert!(hinted.memory_usage() < 4096, "{}", hinted.memory_usage());
-    let hinted = SharedStringTable::builder()
-        .shards(2)
-        .limits(limits)
-        .capacity(0, 64 << 20)
-        .build();
-    let plain = SharedStringTable::builder()
-        .shards(2)
-        .limits(limits)
-        .capacity(0, 0)
-        .build();
-    assert_eq!(hinted.memory_usage(), plain.memory_usage());
-    assert!(
-        hinted.memory_usage() < 64 << 10,
-        "{}",
-        hinted.memory_usage()
-    );
+    let hinted = presized(limits, 0, 64 << 20);
+    assert_eq!(hinted, presized(limits, 0, 0));
+    assert!(hinted.0 < 4096, "{}", hinted.0);
+    assert!(hinted.1 < 64 << 10, "{}", hinted.1);
 }
 
 /// Regression: `Arena::add_chunk` cuts a chunk in two parts (the request at

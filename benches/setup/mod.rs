@@ -1214,7 +1214,7 @@ impl Rounds {
 }
 
 /// The median of `v` (the upper one of an even count); `v` is not empty.
-fn median(mut v: Vec<f64>) -> f64 {
+pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
