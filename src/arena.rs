@@ -1630,21 +1630,56 @@ impl Arena {
 
     /// Forgets every string but keeps all chunks for reuse.
     ///
-    /// The first chunk's first block becomes the current block again, as
-    /// [`with_capacity`](Self::with_capacity) leaves it: refilling the
-    /// same strings in the same order then places each in a block no
-    /// later than the first fill did, so it allocates nothing. (Leaving
-    /// block 0, the static empty record, current would send a long first
-    /// string that had fitted the first chunk into a dedicated block,
-    /// and the strings after it into a new chunk.)
+    /// Every block gets back the shape [`add_chunk`](Self::add_chunk) cut
+    /// it to (a record that ran on into the next block, see
+    /// [`spill`](Self::spill), moved the border between them), and the
+    /// first chunk's first block becomes the current block again, as
+    /// [`with_capacity`](Self::with_capacity) leaves it. Refilling the
+    /// same strings in the same order then meets, at each step, the blocks
+    /// the first fill met, followed by the ones it went on to allocate,
+    /// and takes the same ones: it allocates nothing. (A border left where
+    /// a spill moved it made a block just large enough for a dedicated
+    /// string that came later, which took it, and sent the normal strings
+    /// after it to a new chunk. Leaving block 0, the static empty record,
+    /// current would send a long first string that had fitted the first
+    /// chunk into a dedicated block, and the strings after it into a new
+    /// chunk.)
     pub(crate) fn clear(&mut self) {
+        let bases = &mut self.bases;
         let blocks = self.core.with_blocks_mut(|blocks| {
-            for b in blocks.iter_mut() {
-                b.used = 0;
-                b.last = 0;
-                b.limit = b.cap.min(MAX_BLOCK);
-                b.run = true;
-                b.long = false;
+            let mut first = 0;
+            while first < blocks.len() {
+                // The blocks cut from one allocation: `first` to `last`.
+                let mut last = first;
+                while blocks[last].joins_next && last + 1 < blocks.len() {
+                    last += 1;
+                }
+                let start = blocks[first].base;
+                let total: usize = blocks[first..=last].iter().map(|b| b.cap).sum();
+                let mut off = 0;
+                for (i, b) in blocks[first..=last].iter_mut().enumerate() {
+                    if last > first {
+                        // As `add_chunk` cut them: `MAX_BLOCK` bytes each,
+                        // the rest in the last.
+                        let n = (total - off).min(MAX_BLOCK);
+                        // SAFETY: the blocks `first..=last` are adjacent
+                        // parts of one allocation of `total` bytes from
+                        // `start` (`joins_next`; a spill moves the border
+                        // between two of them and keeps the sum), and
+                        // `off <= total`, so the pointer stays inside it
+                        // (or one past its end).
+                        b.base = unsafe { start.add(off) };
+                        b.cap = n;
+                        bases[first + i] = Base::of(b.base, first + i);
+                        off += n;
+                    }
+                    b.used = 0;
+                    b.last = 0;
+                    b.limit = b.cap.min(MAX_BLOCK);
+                    b.run = true;
+                    b.long = false;
+                }
+                first = last + 1;
             }
             blocks.len()
         });

@@ -1046,10 +1046,11 @@ impl<S> StringTable<S> {
     }
 
     /// Removes every string but `""`; ids restart at 1. The arena chunks,
-    /// the index and the hash table keep their memory, so refilling the
-    /// table to the same size allocates nothing (strings longer than 64
-    /// KiB excepted: each takes a chunk of its own again, unless an empty
-    /// block is large enough).
+    /// the index and the hash table keep their memory: refilling the table
+    /// with the same strings in the same order allocates nothing and hands
+    /// out the same ids, and other strings of the same sizes allocate
+    /// nothing either (strings longer than 64 KiB excepted: each takes a
+    /// chunk of its own again, unless an empty block is large enough).
     ///
     /// Every id given out before is invalidated: it resolves to a new
     /// string or to nothing.

@@ -293,10 +293,12 @@ fn refill_after_clear_places_long_strings_as_before() {
     // fitted a table's first chunk goes back there as a normal record
     // (not into a block of its own, which sent the strings after it to a
     // new chunk), and one that had a dedicated block gets it back.
-    let cases: [(usize, &[usize]); 3] = [
+    let cases: [(usize, &[usize]); 5] = [
         (200_000, &[150_000, 20]),
         (0, &[483_745, 147_873]),
         (0, &[100_000, 300_000, 70_000, 10]),
+        (0, &[73_664, 77_828, 65_622, 24_872, 40_763]),
+        (0, &[251_077, 134_866, 92_625, 52_886, 47_848, 216]),
     ];
     for (capacity, lens) in cases {
         let strings: Vec<String> = lens
@@ -321,6 +323,51 @@ fn refill_after_clear_places_long_strings_as_before() {
         );
     }
 }
+
+/// Random fills mixing short strings, strings that fill much of a 64 KiB
+/// block (which run on into the next one) and strings that take a block
+/// of their own, with and without a capacity hint: after `clear`, the
+/// same strings in the same order get the same ids and allocate nothing.
+#[test]
+fn refill_after_clear_allocates_nothing_for_any_mix_of_lengths() {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for round in 0..scaled(REFILL_ROUNDS) {
+        let count = 1 + next(8);
+        let lens: Vec<usize> = (0..count)
+            .map(|_| match next(20) {
+                0..=9 => 1 + next(300),
+                10..=16 => 1_000 + next(64_000),
+                _ => 64_000 + next(300_000),
+            })
+            .collect();
+        let strings: Vec<String> = lens
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| format!("{i}:{}", "w".repeat(n)))
+            .collect();
+        let capacity = [0, 1 << 16, 200_000][next(3)];
+        let mut t = StringTable::with_capacity(count, capacity);
+        let first: Vec<StringId> = strings.iter().map(|s| t.intern(s)).collect();
+        let full = t.memory_usage();
+        t.clear();
+        let again: Vec<StringId> = strings.iter().map(|s| t.intern(s)).collect();
+        assert_eq!(again, first, "round {round}: {lens:?}");
+        assert_eq!(
+            t.memory_usage(),
+            full,
+            "round {round}: refilling {lens:?} (capacity {capacity}) allocated"
+        );
+    }
+}
+
+/// Rounds of `refill_after_clear_allocates_nothing_for_any_mix_of_lengths`.
+const REFILL_ROUNDS: usize = 2000;
 
 #[test]
 fn into_resolver_drops_the_hash_table() {
