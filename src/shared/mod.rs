@@ -1564,6 +1564,108 @@ mod tests {
         assert_eq!(table.memory_usage(), counted_bytes(&table));
     }
 
+    /// A hasher whose `finish` panics on one call in 997 (counted across
+    /// every thread) once armed.
+    #[derive(Clone, Default)]
+    struct Flaky {
+        calls: std::sync::Arc<std::sync::atomic::AtomicU64>,
+        armed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    }
+
+    struct FlakyHasher(std::hash::DefaultHasher, Flaky);
+
+    impl BuildHasher for Flaky {
+        type Hasher = FlakyHasher;
+        fn build_hasher(&self) -> FlakyHasher {
+            FlakyHasher(std::hash::DefaultHasher::new(), self.clone())
+        }
+    }
+
+    impl core::hash::Hasher for FlakyHasher {
+        fn write(&mut self, bytes: &[u8]) {
+            self.0.write(bytes);
+        }
+        fn finish(&self) -> u64 {
+            let n = self.1.calls.fetch_add(1, Ordering::Relaxed);
+            assert!(
+                !(self.1.armed.load(Ordering::Relaxed) && n % 997 == 13),
+                "flaky hasher"
+            );
+            self.0.finish()
+        }
+    }
+
+    /// Threads interning overlapping strings (some long) through a user
+    /// hasher that panics now and then, wherever it is called: the first
+    /// hash, a shard's table growth, a hint level's carry-over, with a
+    /// shard lock, the growth lock or an id reservation held. Afterwards
+    /// the limits held, the byte count is exact, the ids are dense, each
+    /// string has one id, and the resolver walks them all.
+    #[test]
+    fn hasher_panics_on_many_threads_leave_the_table_consistent() {
+        let (threads, per_thread) = if cfg!(miri) { (2, 150) } else { (4, 20_000) };
+        let configs = [
+            (usize::MAX, usize::MAX),
+            (3000, usize::MAX),
+            (usize::MAX, 200_000),
+        ];
+        for (max_strings, max_bytes) in configs {
+            let flaky = Flaky::default();
+            let table = SharedStringTable::builder()
+                .shards(4)
+                .limits(Limits::new().max_strings(max_strings).max_bytes(max_bytes))
+                .hasher(flaky.clone())
+                .build();
+            flaky.armed.store(true, Ordering::Relaxed);
+            let panics = AtomicUsize::new(0);
+            std::thread::scope(|scope| {
+                for t in 0..threads {
+                    let (table, panics) = (&table, &panics);
+                    scope.spawn(move || {
+                        for i in 0..per_thread {
+                            let s = if i % 50 == 0 {
+                                format!("{}{i}", "x".repeat(300 + i % 7))
+                            } else {
+                                format!("s{}", (i * 7 + t * 13) % 9000)
+                            };
+                            let caught =
+                                std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
+                                    if let Ok(id) = table.try_intern(&s) {
+                                        assert_eq!(table.resolve(id), Some(s.as_str()));
+                                    }
+                                }));
+                            if caught.is_err() {
+                                panics.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                    });
+                }
+            });
+            flaky.armed.store(false, Ordering::Relaxed);
+            assert!(panics.into_inner() > 0, "the hasher never panicked");
+            let len = table.len();
+            assert!(len <= max_strings, "{len} strings");
+            if max_strings < usize::MAX && !cfg!(miri) {
+                // 9,000 short strings were offered, many times each: a
+                // failed insertion gave its id's place back.
+                assert_eq!(len, max_strings, "the string limit was not reached");
+            }
+            assert!(table.memory_usage() <= max_bytes);
+            assert_eq!(table.memory_usage(), counted_bytes(&table));
+            let mut seen = std::collections::HashSet::new();
+            for i in 1..len {
+                let id = StringId::from_u32(i as u32);
+                let s = table
+                    .resolve(id)
+                    .unwrap_or_else(|| panic!("no string for id {i}"));
+                assert!(seen.insert(s.to_owned()), "{s:?} has two ids");
+                assert_eq!(table.get(s), Some(id));
+            }
+            let resolver = table.into_resolver();
+            assert_eq!(resolver.iter().count(), len);
+        }
+    }
+
     /// The table's heap bytes counted part by part: every shard (its lock
     /// and what its arena and hash table hold), the id index and the hint
     /// cache.
