@@ -99,8 +99,8 @@ impl fmt::Display for Error {
             ),
             ErrorKind::IdsExhausted => write!(
                 f,
-                "string table is full: it holds {} strings, the most its limits allow",
-                self.requested
+                "string table is full: it holds {}, the most its limits allow",
+                Count(self.requested, "string")
             ),
             ErrorKind::MemoryLimit => write!(
                 f,
@@ -124,3 +124,14 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// `n` and a noun, plural unless `n` is 1 ("1 string", "2 strings"), for
+/// the messages of [`Error`] and [`BatchError`](crate::BatchError).
+pub(crate) struct Count(pub(crate) usize, pub(crate) &'static str);
+
+impl fmt::Display for Count {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = if self.0 == 1 { "" } else { "s" };
+        write!(f, "{} {}{s}", self.0, self.1)
+    }
+}

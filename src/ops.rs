@@ -67,8 +67,9 @@ impl fmt::Display for BatchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "batch stopped after {} strings: {}",
-            self.interned, self.error
+            "batch stopped after {}: {}",
+            crate::error::Count(self.interned, "string"),
+            self.error
         )
     }
 }

@@ -137,7 +137,10 @@ impl Resolver {
 #[inline(never)]
 #[track_caller]
 pub(crate) fn unknown_id(id: StringId, len: usize) -> ! {
-    panic!("{id:?} was not given out by this table, which holds {len} strings")
+    panic!(
+        "{id:?} was not given out by this table, which holds {}",
+        crate::error::Count(len, "string")
+    )
 }
 
 impl Index<StringId> for Resolver {

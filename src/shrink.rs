@@ -329,7 +329,8 @@ impl<S: BuildHasher> StringTable<S> {
     /// Releases all the memory the table does not need:
     /// [`shrink_to(0)`](Self::shrink_to). Right after
     /// [`clear`](Self::clear) the table is left with a new table's
-    /// page-tuned sizes; while it holds strings, the id index and the hash
+    /// page-tuned sizes (or smaller ones, if it started smaller: from
+    /// `capacity(0, 0)`, or under a byte limit); while it holds strings, the id index and the hash
     /// table are cut to what the strings need, and the arena keeps its
     /// chunks.
     ///

@@ -324,12 +324,26 @@ const _: () = {
 ///     .build();
 /// assert_eq!(table.len(), 1);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use]
 pub struct Builder<S = DefaultHashBuilder> {
     capacity: Option<(usize, usize)>,
     limits: Limits,
     hasher: S,
+}
+
+impl<S> fmt::Debug for Builder<S> {
+    /// The capacity hint, the limits and the hasher's type: not the
+    /// hasher itself, whose `Debug` may print its seeds (a table's
+    /// defence against crafted collisions, which a logged configuration
+    /// should not give away).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("capacity", &self.capacity)
+            .field("limits", &self.limits)
+            .field("hasher", &core::any::type_name::<S>())
+            .finish()
+    }
 }
 
 impl Builder {

@@ -139,6 +139,61 @@ fn intern_panics_with_the_try_intern_message() {
 }
 
 #[test]
+fn messages_count_one_string_in_the_singular() {
+    let mut t = StringTable::with_limits(Limits::new().max_strings(1));
+    let err = t.try_intern("a").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "string table is full: it holds 1 string, the most its limits allow"
+    );
+    let mut ids = [StringId::EMPTY; 2];
+    let err = t.try_intern_batch(&["", "a"], &mut ids).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("batch stopped after 1 string: string table is full"),
+        "{err}"
+    );
+}
+
+#[test]
+fn index_panic_counts_one_string_in_the_singular() {
+    let t = StringTable::new();
+    let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = &t[StringId::from_u32(3)];
+    }))
+    .unwrap_err();
+    assert_eq!(
+        payload.downcast_ref::<String>().map(String::as_str),
+        Some("StringId(3) was not given out by this table, which holds 1 string")
+    );
+}
+
+#[test]
+fn builders_debug_names_the_hasher_without_its_seeds() {
+    let table = format!("{:?}", StringTable::builder().capacity(10, 100));
+    let shared = format!("{:?}", strtab::SharedStringTable::builder().shards(2));
+    for dbg in [&table, &shared] {
+        assert!(!dbg.contains("seed"), "{dbg}");
+        assert!(dbg.contains("hasher: \"hashbrown::"), "{dbg}");
+    }
+    assert!(
+        table.starts_with("Builder { capacity: Some((10, 100)), limits: "),
+        "{table}"
+    );
+    assert!(shared.contains("shards: 2"), "{shared}");
+    // A hasher without `Debug` leaves the builder `Debug`.
+    #[derive(Default, Clone)]
+    struct Plain;
+    impl std::hash::BuildHasher for Plain {
+        type Hasher = std::hash::DefaultHasher;
+        fn build_hasher(&self) -> Self::Hasher {
+            std::hash::DefaultHasher::new()
+        }
+    }
+    assert!(format!("{:?}", StringTable::builder().hasher(Plain)).contains("Plain"));
+}
+
+#[test]
 fn string_limit_is_exact() {
     let mut t = StringTable::with_limits(Limits::new().max_strings(10));
     for i in 1..10 {

@@ -218,7 +218,11 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// the median of the rounds' own), against one thread doing all the
 /// interns with `StringTable`. Two placements of the two vCPUs, which the
 /// host changed from one minute to the next and the benchmark reports
-/// (the time a cache line takes between the workers' CPUs and back):
+/// (the time a cache line takes between the workers' CPUs and back). The
+/// figures span the 48 runs of batches FC and FD (`benches/README.md`,
+/// "Session 31 runs"): the one-thread column all of them, each two-thread
+/// column the runs with the cores so placed (`README.md` quotes batch FC
+/// alone, so its ranges are narrower):
 ///
 /// | workload | this type, 1 thread: time | 2 threads, cores sharing a cache | 2 threads, cores far apart | a `StringTable` per thread, merged at export, 2 threads |
 /// |---|---:|---:|---:|---:|
@@ -258,9 +262,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// one thread.
 ///
 /// Memory per string with two threads (`examples/shared_memory.rs`, 100k
-/// strings, three runs of 2026-12-04 and one of 2026-12-05): `StringTable`
-/// 21.5 bytes beyond the strings' own, this type 32.2 at 8 shards (the
-/// default on 2 cores), 33.3-33.6 at 16, 36.3-36.7 at 64, 43.6-43.9 at 256
+/// strings, six runs of 2026-12-05 on the Intel VM): `StringTable` 21.5
+/// bytes beyond the strings' own, this type 32.2-32.8 at 8 shards (the
+/// default on 2 cores), 33.3-33.6 at 16, 36.2-37.0 at 64, 43.7-44.4 at 256
 /// (which thread inserts
 /// which string, so which shard chunks end part full, changes from run to
 /// run). Every shard's arena grows its chunks on its own, and a
@@ -275,8 +279,10 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// address instead of a 5-byte location and length, and up to half of
 /// the newest index segment unused), the hint cache (at most 680 KiB in
 /// all, reached at 16Ki strings: 8 KiB from the first string, 40 KiB from
-/// 512, 168 KiB from 2Ki, with up to 512 shards, since a level has at
-/// least a set per shard; and 2 KiB per shard for the block biases), and
+/// 512, 168 KiB from 2Ki, with up to 512 shards; a level has at least a
+/// set per shard, so with 513 to 1,024 shards the first level is skipped:
+/// 32 KiB from the first string, at most 672 KiB; and 2 KiB per shard for
+/// the block biases), and
 /// the unused tails of each shard's arena chunks. Until its first string a
 /// shard holds only its lock with the shard's bookkeeping (256 bytes), its
 /// arena's bookkeeping (80 bytes) and its block biases (2 KiB): 2,384
@@ -387,13 +393,26 @@ const _: () = {
 ///     .build();
 /// assert_eq!(table.shards(), 8);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use]
 pub struct SharedBuilder<S = DefaultHashBuilder> {
     capacity: Option<(usize, usize)>,
     limits: Limits,
     shards: usize,
     hasher: S,
+}
+
+impl<S> fmt::Debug for SharedBuilder<S> {
+    /// The capacity hint, the limits, the shards and the hasher's type,
+    /// not the hasher itself (see `Builder`'s `Debug`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedBuilder")
+            .field("capacity", &self.capacity)
+            .field("limits", &self.limits)
+            .field("shards", &self.shards)
+            .field("hasher", &core::any::type_name::<S>())
+            .finish()
+    }
 }
 
 impl SharedBuilder {
@@ -774,9 +793,9 @@ impl SharedStringTable {
     /// block biases, so a table of many small shards leaves more unused
     /// chunk tails (see the measurements in the
     /// [type docs](SharedStringTable#measured)). With two threads and 100k
-    /// strings, the bytes per string beyond a `StringTable`'s were +10.7 at
-    /// 8 shards, +15.2-15.3 at 64 and +22.2-22.4 at 256
-    /// (`examples/shared_memory.rs`, three runs of 2026-12-04), so the
+    /// strings, the bytes per string beyond a `StringTable`'s were
+    /// +10.7-11.4 at 8 shards, +14.8-15.5 at 64 and +22.3-22.9 at 256
+    /// (`examples/shared_memory.rs`, six runs of 2026-12-05), so the
     /// default stops at 64, whatever the core count.
     /// Past that, more shards would not let many more threads insert at
     /// once anyway: every insertion also takes its id from one counter,
