@@ -924,7 +924,12 @@ impl<S: BuildHasher + Clone> StringTable<S> {
     /// # Errors
     ///
     /// An [`Error`] if the new table cannot be allocated or would exceed
-    /// this table's [`Limits`](crate::Limits).
+    /// this table's [`Limits`](crate::Limits). The new table is laid out
+    /// afresh (sized for the kept strings, in chunks of its own), so under
+    /// a tight byte limit it can need more than this table holds, even
+    /// when it keeps every string (seen with a limit 13% above what the
+    /// table held): keep some headroom in `max_bytes` if the compaction
+    /// must not fail.
     ///
     /// # Examples
     ///
