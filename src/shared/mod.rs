@@ -233,14 +233,13 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///
 /// Lasso's `ThreadedRodeo` ran 2.1x-7.1x slower than this type's two
 /// threads with the cores near, 2.7x-10.9x far. On a 2-vCPU Intel Xeon VM
-/// (the same day, the same code, a round trip of 120-240 ns) one thread
-/// took 1.18x-1.23x `StringTable`'s time on the generated streams and
-/// the symbol names and 1.14x-1.15x on the simulated profile's calls,
-/// and two threads ran at 1.50x-1.63x one `StringTable` thread's
-/// throughput on those three (per-thread tables 1.81x-2.11x, lasso
-/// 2.3x-14x slower than this type; the Go profile's figures there are
-/// left out: its `StringTable` baseline ran 1.2x-1.4x slow in those
-/// runs).
+/// (the same day, the same code, a round trip of 112-230 ns, against a
+/// baseline corrected that day: it had made its table on the main
+/// thread, which slowed it on small tables) one thread took 1.12x-1.25x
+/// `StringTable`'s time on the four workloads (1.23x-1.25x on the
+/// generated streams), and two threads ran at 1.42x-1.58x one
+/// `StringTable` thread's throughput (per-thread tables 1.78x-1.92x,
+/// lasso 2.5x-11.6x slower than this type).
 /// `benches/README.md` has every run since the first version, and every
 /// lever tried with its measured effect.
 ///
