@@ -330,9 +330,9 @@ impl<S: BuildHasher> StringTable<S> {
     /// [`shrink_to(0)`](Self::shrink_to). Right after
     /// [`clear`](Self::clear) the table is left with a new table's
     /// page-tuned sizes (or smaller ones, if it started smaller: from
-    /// `capacity(0, 0)`, or under a byte limit); while it holds strings, the id index and the hash
-    /// table are cut to what the strings need, and the arena keeps its
-    /// chunks.
+    /// `capacity(0, 0)`, or under a byte limit); while it holds strings,
+    /// the id index and the hash table are cut to what the strings need,
+    /// and the arena keeps its chunks.
     ///
     /// # Examples
     ///
