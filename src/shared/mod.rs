@@ -239,7 +239,12 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// `StringTable`'s time on the four workloads (1.23x-1.25x on the
 /// generated streams), and two threads ran at 1.42x-1.58x one
 /// `StringTable` thread's throughput (per-thread tables 1.78x-1.92x,
-/// lasso 2.5x-11.6x slower than this type).
+/// lasso 2.5x-11.6x slower than this type). On a 2-vCPU AMD EPYC VM of
+/// another model (CPU family 25, the same day, the corrected baseline,
+/// nine runs per workload) one thread took 1.09x-1.38x `StringTable`'s
+/// time on the generated streams and 1.09x-1.21x on the other three
+/// workloads, two threads ran at 1.09x-2.10x, and all three timing
+/// targets held together in 22 of the 36 runs.
 /// `benches/README.md` has every run since the first version, and every
 /// lever tried with its measured effect.
 ///
