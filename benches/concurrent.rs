@@ -68,8 +68,8 @@
 //! is done (the threads are spawned first and wait at a start line, so
 //! that creating them is not timed: until 2026-12-04 it was, which cost
 //! two threads about 80 µs a run, a seventh of a small profile's); with
-//! `STRTAB_CPU_TIME=1`, the CPU time of the slowest thread instead (from
-//! `/proc/thread-self/schedstat`, Linux), which leaves out the time the
+//! `STRTAB_CPU_TIME=1`, the CPU time of the slowest thread instead (its
+//! `CLOCK_THREAD_CPUTIME_ID`, Linux), which leaves out the time the
 //! threads spent descheduled: on a machine shared with other work, the
 //! figure closer to what the code costs. Either way the time includes
 //! what contention costs while running (lock-word and cache-line
@@ -92,12 +92,35 @@ fn cpu_clock() -> bool {
     std::env::var_os("STRTAB_CPU_TIME").is_some_and(|v| v != "0")
 }
 
-/// CPU time the calling thread has run (Linux; zero elsewhere).
+/// CPU time the calling thread has run: `CLOCK_THREAD_CPUTIME_ID` (Linux;
+/// zero elsewhere). Until 2026-12-05 this read
+/// `/proc/thread-self/schedstat`, whose figure for the running thread
+/// moves only at the scheduler's ticks, 4 ms on the host of that day (a
+/// busy loop of 1 ms read 0 or 4 ms, one of 10 ms 8 or 12 ms): too coarse
+/// for runs of a few milliseconds, and up to 8% off on the generated
+/// streams' 50 ms (`benches/README.md`, session 34).
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
 fn thread_cpu() -> Duration {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .map_or(Duration::ZERO, Duration::from_nanos)
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `clock_gettime` writes one `timespec` through the pointer,
+    // which points to `ts`, valid and writable.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(
+        u64::try_from(ts.tv_sec).unwrap_or(0),
+        u32::try_from(ts.tv_nsec).unwrap_or(0),
+    )
+}
+
+/// CPU time the calling thread has run: not measured here (zero).
+#[cfg(not(target_os = "linux"))]
+fn thread_cpu() -> Duration {
+    Duration::ZERO
 }
 
 /// A clock for one thread's work: CPU time or wall time.
