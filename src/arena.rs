@@ -133,8 +133,8 @@ const LONG_PREFIX: usize = ID_BYTES + 1 + size_of::<u32>();
 /// bumpalo's smallest chunk (`DEFAULT_CHUNK_SIZE_WITHOUT_FOOTER`).
 const BUMPALO_MIN_CHUNK: usize = 512 - CHUNK_OVERHEAD;
 
-/// Bytes of strings the arena can address in normal blocks: 2^16 blocks of
-/// 64 KiB, about 4 GiB. Each string over 64 KiB that gets a chunk of its
+/// Bytes of strings the arena can address in normal blocks: 65,535 blocks
+/// of 64 KiB (block 0 holds only `""`), about 4 GiB. Each string over 64 KiB that gets a chunk of its
 /// own uses one or more of those block numbers (the string's, and the
 /// chunk's room past it, cut into blocks), whatever its size; running out
 /// of block numbers is [`ErrorKind::CapacityOverflow`].
@@ -693,6 +693,20 @@ pub(crate) struct Arena {
 // table's arenas) are `Sync` when their other parts are.
 #[allow(unsafe_code)]
 unsafe impl Sync for Arena {}
+
+// Unwind safety (`catch_unwind` around a table), for the same reason: the
+// `Bump`'s `Cell`s, which make the arena neither `RefUnwindSafe` nor (its
+// blocks borrowing the `Bump`) `UnwindSafe`, are never touched through
+// `&self`, so a panic cannot leave a shared arena half-changed; and no
+// `&mut self` method runs caller code or panics on any input its callers
+// pass (only on a broken internal invariant), so one that unwinds does
+// not leave it half-changed either. The tables' own changes (a record,
+// then an index entry and a hash slot) are ordered so that a panic in the
+// only caller code they run, a user `BuildHasher`, leaves them as they
+// were (tested: `hasher_panic_*` in `src/shared/mod.rs`,
+// `a_panicking_hasher_leaves_the_table_usable` in `tests/table.rs`).
+impl core::panic::RefUnwindSafe for Arena {}
+impl core::panic::UnwindSafe for Arena {}
 
 impl core::fmt::Debug for Arena {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -16,10 +16,11 @@ pub enum ErrorKind {
     MemoryLimit,
     /// The global allocator refused an allocation.
     AllocFailed,
-    /// The string does not fit the arena's address space: its 2^16 blocks
-    /// hold about 4 GiB of small strings, and each string over 64 KiB takes
-    /// a block of its own (see [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES));
-    /// a single string of 4 GiB or more never fits.
+    /// The string does not fit the arena's address space: its 65,535
+    /// blocks of 64 KiB hold about 4 GiB of small strings, and each string
+    /// over 64 KiB takes a block of its own (see
+    /// [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES)); a single string of 4
+    /// GiB or more never fits. Also a builder's byte hint beyond that.
     CapacityOverflow,
 }
 
@@ -116,7 +117,7 @@ impl fmt::Display for Error {
             }
             ErrorKind::CapacityOverflow => write!(
                 f,
-                "string table arena is full: {} more bytes do not fit its 4 GiB address space",
+                "string table cannot take {} more bytes: a string must be under 4 GiB, and all of a table's strings must fit its arena's 4 GiB",
                 self.requested
             ),
         }

@@ -58,6 +58,7 @@ impl<'a> Strings<'a> {
 /// assert_eq!(iter.next(), None);
 /// ```
 #[derive(Clone)]
+#[must_use = "iterators are lazy and do nothing unless consumed"]
 pub struct Iter<'a> {
     store: Strings<'a>,
     front: usize,

@@ -140,7 +140,7 @@
 //! |---|---|
 //! | [`intern`](StringTable::intern) / [`try_intern`](StringTable::try_intern), hit | hash the string, one probe, compare bytes with one candidate (almost always) |
 //! | `intern`, miss | the above, plus a copy into the arena; amortised O(1) growth |
-//! | [`intern_batch`](StringTable::intern_batch) | as `intern` per string, but a string passed again by the same slice takes its earlier id (no hash, no probe); on tables beyond the CPU caches, the cache misses of 16 lookups overlap |
+//! | [`intern_batch`](StringTable::intern_batch) | as `intern` per string, but a string passed again by the same slice takes its earlier id (no hash, no probe); on tables beyond the CPU caches, a lookup's cache misses overlap with those of the next 16 (two groups of 8 fetched ahead) |
 //! | [`get`](StringTable::get) | as a hit; never inserts |
 //! | [`resolve`](StringTable::resolve), `table[id]` | O(1): one index read, no hashing |
 //! | [`iter`](StringTable::iter) | O(1) per string, in id order, sequential in memory |

@@ -597,6 +597,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// }
     /// assert_eq!(global.len(), 5);
     /// ```
+    #[track_caller]
     pub fn merge<T: MergeSource + ?Sized>(&mut self, other: &T) -> Remap {
         match self.try_merge(other) {
             Ok(remap) => remap,
@@ -911,6 +912,7 @@ impl<S: BuildHasher + Clone> StringTable<S> {
     /// assert_eq!(remap.get(_b), None);
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn compact(&self, keep: &IdSet) -> (StringTable<S>, Remap) {
         match self.try_compact(keep) {
             Ok(out) => out,
@@ -975,6 +977,7 @@ impl Resolver {
     /// assert_eq!(remap.get(a), None);
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn compact(&self, keep: &IdSet) -> (StringTable, Remap) {
         match self.try_compact(keep) {
             Ok(out) => out,

@@ -136,8 +136,8 @@ impl Index<StringId> for Remap {
         match self.map.get(old.index()) {
             Some(new) if *new != DROPPED => new,
             _ => panic!(
-                "{old:?} has no new id in this remap ({} ids)",
-                self.map.len()
+                "{old:?} has no new id in this remap (of {})",
+                crate::error::Count(self.map.len(), "id")
             ),
         }
     }

@@ -150,6 +150,7 @@ impl Index<StringId> for Resolver {
     ///
     /// Panics if the table never gave out `id`.
     #[inline]
+    #[track_caller]
     fn index(&self, id: StringId) -> &str {
         match self.resolve(id) {
             Some(s) => s,

@@ -163,10 +163,15 @@ impl<S: BuildHasher> StringTable<S> {
     /// - **Right after [`clear`](Self::clear)** (the table holds only
     ///   `""`), everything: the arena is freed and rebuilt with one chunk,
     ///   and the id index and the hash table are reallocated smaller. The
-    ///   table then behaves like a new one whose sizes fill `max_bytes`:
-    ///   each part keeps a share of `max_bytes` in proportion to what it
-    ///   holds now, so refilling the table with what fits in `max_bytes`
-    ///   allocates nothing. No part is shrunk below a
+    ///   table then behaves like a new one built with sizes under
+    ///   `max_bytes`: each part keeps a share of `max_bytes` in proportion
+    ///   to what it holds now, cut down to a size the part can have (a
+    ///   power of two of hash-table buckets), so a refill allocates nothing
+    ///   until one part is full, which can come before `memory_usage()`
+    ///   reaches `max_bytes` (a table of 200,000 short labels, cleared and
+    ///   shrunk to 200,000 bytes, held 147,574 and first grew at the
+    ///   4,162nd string of a refill, where a new table holding those 4,161
+    ///   strings used 196,806). No part is shrunk below a
     ///   [`new`](StringTable::new) table's page-tuned sizes (a 16 KiB
     ///   arena chunk, a one-page index, a one-page hash table), so
     ///   afterwards `memory_usage()` is at most `max_bytes` or a new
@@ -328,9 +333,11 @@ impl<S: BuildHasher> StringTable<S> {
 
     /// Releases all the memory the table does not need:
     /// [`shrink_to(0)`](Self::shrink_to). Right after
-    /// [`clear`](Self::clear) the table is left with a new table's
-    /// page-tuned sizes (or smaller ones, if it started smaller: from
-    /// `capacity(0, 0)`, or under a byte limit); while it holds strings,
+    /// [`clear`](Self::clear) the table is left with
+    /// [`new`](StringTable::new)'s page-tuned sizes, whatever it was built
+    /// with (a part that never grew past them, such as the parts of a
+    /// `capacity(0, 0)` table that never grew, keeps its smaller size);
+    /// while it holds strings,
     /// the id index and the hash table are cut to what the strings need,
     /// and the arena keeps its chunks.
     ///

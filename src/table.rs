@@ -363,8 +363,9 @@ impl<S> Builder<S> {
 }
 
 impl<S: BuildHasher> Builder<S> {
-    /// Pre-sizes the table for `strings` strings totalling `bytes` bytes,
-    /// so that filling it to that size allocates nothing more, unless a
+    /// Pre-sizes the table for `strings` strings totalling `bytes` bytes
+    /// (besides `""`, which every table holds), so that filling it to
+    /// that size allocates nothing more, unless a
     /// string is longer than 64 KiB: such a string gets an arena chunk of
     /// its own (see [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES)), whatever
     /// room the hint made. Without a hint, the table starts with
@@ -445,6 +446,7 @@ impl<S: BuildHasher> Builder<S> {
     /// let table = strtab::StringTable::builder().build();
     /// assert_eq!(table.len(), 1);
     /// ```
+    #[track_caller]
     pub fn build(self) -> StringTable<S> {
         match self.try_build() {
             Ok(table) => table,
@@ -497,7 +499,15 @@ impl<S: BuildHasher> Builder<S> {
                 (1, 0, 0)
             }
         };
-        let out = Self::build_sized(self.hasher, self.limits, strings, bytes, table_strings)?;
+        let out = Self::build_sized(self.hasher, self.limits, strings, bytes, table_strings)
+            .map_err(|e| match (e.kind(), capacity) {
+                // The arena's figure adds the records' prefixes to the
+                // hint: report the caller's own.
+                (ErrorKind::CapacityOverflow, Some((_, bytes))) => {
+                    Error::new(ErrorKind::CapacityOverflow, bytes)
+                }
+                _ => e,
+            })?;
         // The estimate can be short (hash table sizes jump by doubling);
         // a table built over the limit starts empty instead.
         let mut out = if out.memory_usage() > self.limits.get_max_bytes() {
@@ -558,6 +568,7 @@ impl StringTable {
     /// assert_eq!(table.resolve(strtab::StringId::EMPTY), Some(""));
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn new() -> StringTable {
         Builder::new().build()
     }
@@ -578,6 +589,7 @@ impl StringTable {
     /// assert!(table.memory_usage() >= 8 << 20);
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn with_capacity(strings: usize, bytes: usize) -> StringTable {
         Builder::new().capacity(strings, bytes).build()
     }
@@ -598,6 +610,7 @@ impl StringTable {
     /// assert!(table.memory_usage() <= 64 << 10);
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn with_limits(limits: Limits) -> StringTable {
         Builder::new().limits(limits).build()
     }
@@ -632,6 +645,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// assert_eq!(table.intern("a").to_u32(), 1);
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn with_hasher(hasher: S) -> StringTable<S> {
         Builder::new().hasher(hasher).build()
     }
@@ -654,6 +668,7 @@ impl<S: BuildHasher + Default> StringTable<S> {
     /// assert_eq!(table.len(), 1);
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn with_default_hasher() -> StringTable<S> {
         Builder::new().hasher(S::default()).build()
     }
@@ -685,6 +700,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// assert_eq!(table.intern("alloc::vec::Vec<T>::push"), a);
     /// ```
     #[inline(always)]
+    #[track_caller]
     pub fn intern(&mut self, s: &str) -> StringId {
         match self.try_intern(s) {
             Ok(id) => id,
@@ -1124,6 +1140,7 @@ impl<S> Index<StringId> for StringTable<S> {
     ///
     /// Panics if this table never gave out `id`.
     #[inline]
+    #[track_caller]
     fn index(&self, id: StringId) -> &str {
         match self.resolve(id) {
             Some(s) => s,

@@ -706,6 +706,35 @@ fn absurd_capacity_hints_fail_cleanly() {
     }
 }
 
+/// A byte hint past the arena's address space is reported as the caller
+/// gave it, not as the arena's (or a shard's) share of it with
+/// bookkeeping, by both builders.
+#[test]
+#[cfg(target_pointer_width = "64")]
+#[cfg_attr(miri, ignore)]
+fn byte_hints_past_the_arena_name_the_hint() {
+    let bytes = 5usize << 32;
+    let message = format!(
+        "string table cannot take {bytes} more bytes: a string must be under 4 GiB, \
+         and all of a table's strings must fit its arena's 4 GiB"
+    );
+    let e = StringTable::builder()
+        .capacity(10, bytes)
+        .try_build()
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::CapacityOverflow);
+    assert_eq!(e.to_string(), message);
+    for shards in [1, 8] {
+        let e = SharedStringTable::builder()
+            .shards(shards)
+            .capacity(10, bytes)
+            .try_build()
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::CapacityOverflow);
+        assert_eq!(e.to_string(), message, "{shards} shards");
+    }
+}
+
 /// A hint of `u32::MAX` strings or more is refused by both builders,
 /// whatever the limits: cut to the default limit it would ask for tens of
 /// gigabytes, which one machine grants and another refuses. One string

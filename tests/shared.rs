@@ -506,6 +506,27 @@ fn presize_beyond_the_byte_limit_starts_plain() {
     assert_eq!(small.memory_usage(), before);
 }
 
+/// An empty hint pre-sizes nothing: such a table holds what a table
+/// without a hint holds (the index segment and hint level that a plan for
+/// one string would allocate are left to the first string).
+#[test]
+fn an_empty_hint_is_no_hint() {
+    for shards in [1, 8] {
+        let plain = SharedStringTable::builder().shards(shards).build();
+        let table = SharedStringTable::builder()
+            .shards(shards)
+            .capacity(0, 0)
+            .build();
+        assert_eq!(table.memory_usage(), plain.memory_usage());
+        let one = SharedStringTable::builder()
+            .shards(shards)
+            .limits(Limits::new().max_strings(1))
+            .capacity(1000, 1 << 20)
+            .build();
+        assert_eq!(one.memory_usage(), plain.memory_usage());
+    }
+}
+
 /// A capacity hint beyond the string limit is cut to it, the bytes in
 /// proportion, as `StringTable`'s is.
 #[test]
@@ -829,4 +850,50 @@ fn batch_length_panics_name_the_caller() {
     for (line, at) in cases {
         assert_eq!(at, Some((file!().to_owned(), line)));
     }
+}
+
+/// Every panic a caller can provoke (a limit reached, a failed build, an
+/// id the table never gave out) names the caller's line, not the crate's.
+#[test]
+fn limit_and_index_panics_name_the_caller() {
+    let full = || Limits::new().max_strings(1);
+    let shared = SharedStringTable::with_limits(full());
+    let mut table = StringTable::with_limits(full());
+    let mut other = StringTable::new();
+    other.intern("a");
+    let frozen = StringTable::new().into_resolver();
+    let unknown = StringId::from_u32(7);
+    // Builds that fail: more bytes, or more strings, than the crate can
+    // hold.
+    let huge_shared = || SharedStringTable::builder().capacity(10, usize::MAX);
+    let huge_table = || StringTable::builder().capacity(usize::MAX, 0);
+    let cases: [(u32, Option<(String, u32)>); 8] = [
+        (line!(), panic_line(|| _ = shared.intern("a"))),
+        (line!(), panic_line(|| _ = table.intern("a"))),
+        (line!(), panic_line(|| drop(table.merge(&other)))),
+        (line!(), panic_line(|| _ = &shared[unknown])),
+        (line!(), panic_line(|| _ = &other[unknown])),
+        (line!(), panic_line(|| _ = &frozen[unknown])),
+        (line!(), panic_line(|| drop(huge_shared().build()))),
+        (line!(), panic_line(|| drop(huge_table().build()))),
+    ];
+    for (i, (line, at)) in cases.into_iter().enumerate() {
+        assert_eq!(at, Some((file!().to_owned(), line)), "case {i}");
+    }
+}
+
+/// A profiler may wrap its interning in `catch_unwind`: the tables, the
+/// frozen form and an iterator are unwind-safe.
+#[test]
+fn tables_are_unwind_safe() {
+    fn unwind_safe<T: std::panic::UnwindSafe + std::panic::RefUnwindSafe>(_: &T) {}
+    let table = StringTable::new();
+    unwind_safe(&table);
+    unwind_safe(&table.iter());
+    unwind_safe(&SharedStringTable::new());
+    unwind_safe(&table.into_resolver());
+    let shared = SharedStringTable::new();
+    let id = shared.intern("a");
+    let r = std::panic::catch_unwind(|| shared.resolve(id).map(str::len));
+    assert_eq!(r.ok(), Some(Some(1)));
 }

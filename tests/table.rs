@@ -660,3 +660,61 @@ fn lengths_around_the_record_forms() {
         &strings,
     );
 }
+
+/// A hasher that panics on `"boom"` once armed.
+#[derive(Clone, Default)]
+struct Armed(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+struct ArmedHasher(std::hash::DefaultHasher, bool, bool);
+
+impl std::hash::BuildHasher for Armed {
+    type Hasher = ArmedHasher;
+    fn build_hasher(&self) -> ArmedHasher {
+        let armed = self.0.load(std::sync::atomic::Ordering::Relaxed);
+        ArmedHasher(std::hash::DefaultHasher::new(), armed, false)
+    }
+}
+
+impl std::hash::Hasher for ArmedHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.2 |= bytes == b"boom";
+        self.0.write(bytes);
+    }
+    fn finish(&self) -> u64 {
+        assert!(!(self.1 && self.2), "armed hasher saw \"boom\"");
+        self.0.finish()
+    }
+}
+
+/// A user hasher that panics while the hash table grows (it re-hashes
+/// every string, `"boom"` among them) leaves the table as it was: the
+/// string that was being interned got no id, every other string keeps
+/// its id, and interning goes on with dense ids.
+#[test]
+fn a_panicking_hasher_leaves_the_table_usable() {
+    let armed = Armed::default();
+    let mut t = StringTable::builder().hasher(armed.clone()).build();
+    let boom = t.intern("boom");
+    armed.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut i = 0;
+    let (failed, len) = loop {
+        let s = format!("s{i}");
+        let len = t.len();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| t.intern(&s)));
+        if r.is_err() {
+            break (s, len);
+        }
+        i += 1;
+    };
+    assert!(i > 100, "the first growth comes after the first page");
+    assert_eq!(t.len(), len);
+    assert_eq!(t.get(&failed), None);
+    for j in 0..i {
+        assert_eq!(t.get(&format!("s{j}")).map(|id| id.index()), Some(j + 2));
+    }
+    armed.0.store(false, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(t.get("boom"), Some(boom));
+    assert_eq!(t.intern(&failed).index(), len);
+    assert_eq!(t.iter().nth(len), Some(failed.as_str()));
+    assert_eq!(t.iter().count(), len + 1);
+}
