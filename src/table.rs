@@ -1158,6 +1158,52 @@ impl<'a, S> IntoIterator for &'a StringTable<S> {
     }
 }
 
+/// Interns every string of an iterator, in order, as
+/// [`intern`](StringTable::intern) one by one (the ids are not returned:
+/// [`get`](StringTable::get) finds them, or use
+/// [`intern_batch`](StringTable::intern_batch) to have them written out).
+///
+/// # Panics
+///
+/// As [`intern`](StringTable::intern): where
+/// [`try_intern`](StringTable::try_intern) would fail. The strings before
+/// the one that failed stay interned.
+///
+/// # Examples
+///
+/// ```
+/// let mut table = strtab::StringTable::new();
+/// table.extend(["main", "/src/main.rs", "main"]);
+/// assert_eq!(table.len(), 3);
+/// assert_eq!(table.get("/src/main.rs").map(|id| id.to_u32()), Some(2));
+/// ```
+impl<S: BuildHasher, T: AsRef<str>> Extend<T> for StringTable<S> {
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        for s in iter {
+            self.intern(s.as_ref());
+        }
+    }
+}
+
+/// A table of an iterator's strings, ids in the order they first appear,
+/// interned as its `Extend` does.
+///
+/// # Examples
+///
+/// ```
+/// let table: strtab::StringTable = "b a b c".split(' ').collect();
+/// assert_eq!(table.iter().collect::<Vec<_>>(), ["", "b", "a", "c"]);
+/// ```
+impl<T: AsRef<str>> FromIterator<T> for StringTable {
+    #[track_caller]
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> StringTable {
+        let mut table = StringTable::new();
+        table.extend(iter);
+        table
+    }
+}
+
 impl<S> fmt::Debug for StringTable<S> {
     /// A summary: the number of strings and the memory held, never the
     /// strings themselves.
