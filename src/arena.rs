@@ -134,10 +134,11 @@ const LONG_PREFIX: usize = ID_BYTES + 1 + size_of::<u32>();
 const BUMPALO_MIN_CHUNK: usize = 512 - CHUNK_OVERHEAD;
 
 /// Bytes of strings the arena can address in normal blocks: 65,535 blocks
-/// of 64 KiB (block 0 holds only `""`), about 4 GiB. Each string over 64 KiB that gets a chunk of its
-/// own uses one or more of those block numbers (the string's, and the
-/// chunk's room past it, cut into blocks), whatever its size; running out
-/// of block numbers is [`ErrorKind::CapacityOverflow`].
+/// of 64 KiB (block 0 holds only `""`), about 4 GiB. Each string over 64
+/// KiB that gets a chunk of its own uses one or more of those block
+/// numbers (the string's, and the chunk's room past it, cut into blocks),
+/// whatever its size; running out of block numbers is
+/// [`ErrorKind::CapacityOverflow`].
 pub const MAX_ARENA_BYTES: usize = (MAX_BLOCKS - 1) * MAX_BLOCK;
 
 const _: () = {

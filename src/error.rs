@@ -73,6 +73,21 @@ impl Error {
         self
     }
 
+    /// This error, raised while a builder pre-sized a table for the
+    /// capacity hint `hint`, with a [`CapacityOverflow`] naming the hint's
+    /// bytes rather than the figure the arena computed from them (a
+    /// shard's share, the records' prefixes added).
+    ///
+    /// [`CapacityOverflow`]: ErrorKind::CapacityOverflow
+    pub(crate) fn naming_hint(self, hint: Option<(usize, usize)>) -> Error {
+        match (self.kind, hint) {
+            (ErrorKind::CapacityOverflow, Some((_, bytes))) => {
+                Error::new(ErrorKind::CapacityOverflow, bytes)
+            }
+            _ => self,
+        }
+    }
+
     /// What went wrong.
     ///
     /// # Examples

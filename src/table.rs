@@ -500,14 +500,7 @@ impl<S: BuildHasher> Builder<S> {
             }
         };
         let out = Self::build_sized(self.hasher, self.limits, strings, bytes, table_strings)
-            .map_err(|e| match (e.kind(), capacity) {
-                // The arena's figure adds the records' prefixes to the
-                // hint: report the caller's own.
-                (ErrorKind::CapacityOverflow, Some((_, bytes))) => {
-                    Error::new(ErrorKind::CapacityOverflow, bytes)
-                }
-                _ => e,
-            })?;
+            .map_err(|e| e.naming_hint(capacity))?;
         // The estimate can be short (hash table sizes jump by doubling);
         // a table built over the limit starts empty instead.
         let mut out = if out.memory_usage() > self.limits.get_max_bytes() {

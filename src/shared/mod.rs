@@ -623,14 +623,7 @@ impl<S: BuildHasher> SharedBuilder<S> {
             let shard = match &presize {
                 Some(plan) => {
                     let mut shard = Shard::with_capacity(plan.shard_strings, plan.shard_bytes)
-                        .map_err(|e| match (e.kind(), self.capacity) {
-                            // The arena's figure is a shard's share of the
-                            // hint: report the caller's own.
-                            (ErrorKind::CapacityOverflow, Some((_, bytes))) => {
-                                Error::new(ErrorKind::CapacityOverflow, bytes)
-                            }
-                            _ => e,
-                        })?;
+                        .map_err(|e| e.naming_hint(self.capacity))?;
                     probe.store(shard.probe_start_presized());
                     shard
                 }
