@@ -705,7 +705,7 @@ unsafe impl Sync for Arena {}
 // then an index entry and a hash slot) are ordered so that a panic in the
 // only caller code they run, a user `BuildHasher`, leaves them as they
 // were (tested: `hasher_panic_*` in `src/shared/mod.rs`,
-// `a_panicking_hasher_leaves_the_table_usable` in `tests/table.rs`).
+// `a_panicking_hasher_leaves_the_table_usable` in `src/table.rs`).
 impl core::panic::RefUnwindSafe for Arena {}
 impl core::panic::UnwindSafe for Arena {}
 

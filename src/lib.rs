@@ -240,6 +240,8 @@ mod shared;
 mod shrink;
 mod store;
 mod table;
+#[cfg(test)]
+mod testing;
 
 pub use arena::{
     CHUNK_FOOTER_SIZE, CHUNK_GROWTH_RATIO, CHUNK_OVERHEAD, FIRST_CHUNK_CAPACITY,

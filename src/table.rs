@@ -1208,3 +1208,44 @@ impl<S> fmt::Debug for StringTable<S> {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Armed;
+
+    /// A user hasher that panics while the hash table grows (it re-hashes
+    /// every string, `"boom"` among them) leaves the table as it was: the
+    /// string that was being interned got no id, every other string keeps
+    /// its id, and interning goes on with dense ids.
+    #[test]
+    fn a_panicking_hasher_leaves_the_table_usable() {
+        let armed = Armed::default();
+        let mut t = StringTable::builder().hasher(armed.clone()).build();
+        let boom = t.intern("boom");
+        armed.arm(true);
+        let mut i = 0;
+        let (failed, len) = loop {
+            let s = format!("s{i}");
+            let (len, full) = (t.len(), t.table.len() == t.table.capacity());
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| t.intern(&s)));
+            if r.is_err() {
+                assert!(full, "only the growth's re-hash meets \"boom\"");
+                break (s, len);
+            }
+            i += 1;
+        };
+        assert!(i > 100, "the first growth comes after the first page");
+        assert_eq!(t.table.len(), len - 1, "no slot was added");
+        assert_eq!(t.len(), len);
+        assert_eq!(t.get(&failed), None);
+        for j in 0..i {
+            assert_eq!(t.get(&format!("s{j}")).map(|id| id.index()), Some(j + 2));
+        }
+        armed.arm(false);
+        assert_eq!(t.get("boom"), Some(boom));
+        assert_eq!(t.intern(&failed).index(), len);
+        assert_eq!(t.iter().nth(len), Some(failed.as_str()));
+        assert_eq!(t.iter().count(), len + 1);
+    }
+}

@@ -1529,33 +1529,7 @@ mod tests {
         );
     }
 
-    /// A hasher that panics on `"boom"` once armed.
-    #[derive(Clone, Default)]
-    struct Armed(std::sync::Arc<std::sync::atomic::AtomicBool>);
-
-    struct ArmedHasher(std::hash::DefaultHasher, bool, bool);
-
-    impl BuildHasher for Armed {
-        type Hasher = ArmedHasher;
-        fn build_hasher(&self) -> ArmedHasher {
-            ArmedHasher(
-                std::hash::DefaultHasher::new(),
-                self.0.load(Ordering::Relaxed),
-                false,
-            )
-        }
-    }
-
-    impl core::hash::Hasher for ArmedHasher {
-        fn write(&mut self, bytes: &[u8]) {
-            self.2 |= bytes == b"boom";
-            self.0.write(bytes);
-        }
-        fn finish(&self) -> u64 {
-            assert!(!(self.1 && self.2), "armed hasher saw \"boom\"");
-            self.0.finish()
-        }
-    }
+    use crate::testing::Armed;
 
     /// A user hasher that panics while a new hint level takes the old
     /// one's hints over leaves the table usable and its byte count right
@@ -1580,11 +1554,11 @@ mod tests {
         }
         let entries = table.hints.current_len();
         assert_eq!(table.hints.wants_level(switch + 1), Some(2));
-        armed.0.store(true, Ordering::Relaxed);
+        armed.arm(true);
         let r = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
             table.intern("switch");
         }));
-        armed.0.store(false, Ordering::Relaxed);
+        armed.arm(false);
         assert!(r.is_err(), "the carry-over hashed \"boom\"");
         assert!(
             table.hints.current_len() > entries,
@@ -1622,11 +1596,11 @@ mod tests {
         }
         let len = table.len();
         assert!(len < MAX - 2, "the shard grows before the limit");
-        armed.0.store(true, Ordering::Relaxed);
+        armed.arm(true);
         let r = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
             table.intern("grows");
         }));
-        armed.0.store(false, Ordering::Relaxed);
+        armed.arm(false);
         assert!(r.is_err(), "the growth re-hashed \"boom\"");
         assert_eq!(table.len(), len);
         assert_eq!(table.get("grows"), None);
