@@ -115,6 +115,7 @@ impl Remap {
     /// let remap = strtab::StringTable::new().merge(&table);
     /// assert_eq!(remap.iter().count(), 2);
     /// ```
+    #[must_use = "iterators are lazy and do nothing unless consumed"]
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (StringId, Option<StringId>)> + '_ {
         self.map.iter().enumerate().map(|(old, &new)| {
             // `old < len <= 2^32` because the old table numbered it.
