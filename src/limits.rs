@@ -79,8 +79,10 @@ impl Limits {
     /// `SharedStringTable`) is raised to that footprint. The first string
     /// needs more (measured: a cap of 750 bytes for a `StringTable`, 7,140
     /// for a one-shard shared table and 23,828 for an eight-shard one, the
-    /// latter two for a shard's first chunk, the id index's first segment
-    /// and the hint cache's first level), so a cap at the floor makes a
+    /// latter two for the id index's first segment of 4 KiB, the shard's
+    /// first chunk of 608 bytes and its hash table; the hint cache's first
+    /// level, 8 KiB, is left out while it does not fit the cap), so a cap
+    /// at the floor makes a
     /// table that refuses every string with
     /// [`ErrorKind::MemoryLimit`](crate::ErrorKind::MemoryLimit).
     ///

@@ -527,6 +527,28 @@ fn an_empty_hint_is_no_hint() {
     }
 }
 
+/// A hint of fewer strings than shards pre-sizes the index and the hint
+/// level, not the shards: an even share below one string leaves no margin
+/// to plan, and giving each shard room for two strings and a chunk took
+/// 1,024 shards 655 KB for 5 strings. Once the strings are in, the table
+/// holds what it holds without a hint.
+#[test]
+fn a_hint_below_the_shard_count_leaves_the_shards_alone() {
+    let plain = SharedStringTable::builder().shards(64).build();
+    let hinted = SharedStringTable::builder()
+        .shards(64)
+        .capacity(5, 50)
+        .build();
+    // The index's first segment and the hint level for 64 shards.
+    let added = hinted.memory_usage() - plain.memory_usage();
+    assert!(added <= 16 << 10, "{added} bytes for a hint of 5 strings");
+    for i in 0..5 {
+        plain.intern(&format!("s{i}"));
+        hinted.intern(&format!("s{i}"));
+    }
+    assert_eq!(hinted.memory_usage(), plain.memory_usage());
+}
+
 /// A capacity hint beyond the string limit is cut to it, the bytes in
 /// proportion, as `StringTable`'s is.
 #[test]

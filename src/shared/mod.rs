@@ -448,10 +448,15 @@ impl<S: BuildHasher> SharedBuilder<S> {
     /// shard's hash table and first arena chunk, sized for its share of a
     /// random split (the even share plus three standard deviations, and
     /// at most twice the even share, so the whole is at most about twice
-    /// the hint however few strings each shard gets), so
-    /// that filling the table to that size seldom allocates (a shard that
-    /// draws more than its margin grows as usual; strings over 64 KiB get
-    /// chunks of their own, as in [`Builder::capacity`](crate::Builder::capacity)).
+    /// the hint), so that filling the table to that size seldom allocates
+    /// (a shard that draws more than its margin grows as usual; strings
+    /// over 64 KiB get chunks of their own, as in
+    /// [`Builder::capacity`](crate::Builder::capacity)). A hint of some
+    /// strings, but fewer than shards, pre-sizes the index and the hint
+    /// level only:
+    /// each shard a string reaches allocates with it, as without a hint
+    /// (an even share of less than one string per shard leaves no margin
+    /// to plan).
     /// Growth takes the shard's lock for the time of a re-hash or an
     /// allocation, so a profiler that knows its previous period's table
     /// size saves its threads those waits as well as the work.
@@ -707,18 +712,33 @@ impl Presize {
         let shards = hints.shards();
         let even = strings.div_ceil(shards);
         let margin = (3 * even.isqrt() + 4).min(even);
-        let shard_strings = even.saturating_add(margin);
         let even_bytes = bytes.div_ceil(shards);
         // The same margin relative to the share.
         let share = match even_bytes.checked_div(even) {
             Some(per_string) => even_bytes.saturating_add(per_string.saturating_mul(margin)),
             None => even_bytes,
         };
+        // With fewer strings than shards, an even share of one would give
+        // every shard room for two strings and a first chunk: 1,024
+        // shards took 655 KB for a hint of 5 strings, where the shards
+        // the strings reach allocate 58 KB unhinted. Those shards
+        // allocate with their first string instead, as without a hint.
+        // (A hint of bytes alone still sizes every shard's first chunk,
+        // as `StringTable`'s sizes its arena.)
+        let (shard_strings, shard_bytes) = if 0 < strings && strings < shards {
+            (0, 0)
+        } else {
+            let shard_strings = even.saturating_add(margin);
+            (
+                shard_strings,
+                crate::table::arena_bytes_for(shard_strings, share),
+            )
+        };
         let all = strings.saturating_add(1);
         Presize {
             segments: index::segments_for(all),
             shard_strings,
-            shard_bytes: crate::table::arena_bytes_for(shard_strings, share),
+            shard_bytes,
             // A new cache is on no level yet, so it wants one.
             level: hints.wants_level(all).unwrap_or(0),
             shards,

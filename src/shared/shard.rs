@@ -208,7 +208,9 @@ impl Shard {
     /// table keeps its allocation). Without this, a shard whose table
     /// never grows would never have its probe prefetched.
     pub(crate) fn probe_start_presized(&mut self) -> (usize, usize) {
-        if self.table.num_buckets() == 0 || !self.table.is_empty() {
+        // `capacity`, not `num_buckets`: hashbrown's unallocated table
+        // counts one bucket, and the stand-in's insertion would allocate.
+        if self.table.capacity() == 0 || !self.table.is_empty() {
             return self.probe_start();
         }
         // There is room: nothing is re-hashed.
