@@ -534,11 +534,16 @@ fn an_empty_hint_is_no_hint() {
 /// holds what it holds without a hint.
 #[test]
 fn a_hint_below_the_shard_count_leaves_the_shards_alone() {
-    let plain = SharedStringTable::builder().shards(64).build();
-    let hinted = SharedStringTable::builder()
-        .shards(64)
-        .capacity(5, 50)
-        .build();
+    // One fixed hasher for both tables, so that the strings reach the same
+    // shards in each (the default hasher is seeded per table).
+    type Fixed = BuildHasherDefault<std::hash::DefaultHasher>;
+    let builder = || {
+        SharedStringTable::builder()
+            .shards(64)
+            .hasher(Fixed::default())
+    };
+    let plain = builder().build();
+    let hinted = builder().capacity(5, 50).build();
     // The index's first segment and the hint level for 64 shards.
     let added = hinted.memory_usage() - plain.memory_usage();
     assert!(added <= 16 << 10, "{added} bytes for a hint of 5 strings");
