@@ -611,11 +611,7 @@ impl<S: BuildHasher> SharedBuilder<S> {
         let presize = match self.capacity {
             Some((strings, bytes)) => {
                 let (strings, bytes) = self.limits.clamp_hint(strings, bytes)?;
-                // Nothing to make room for: the first index segment and
-                // hint level would be allocated for nothing (31.8 KB against
-                // 19.1 KB for a table without a hint, at 8 shards).
-                let plan = Presize::new(strings, bytes, &hints);
-                ((strings, bytes) != (0, 0) && plan.bytes() <= max).then_some(plan)
+                Presize::new(strings, bytes, &hints).filter(|plan| plan.bytes() <= max)
             }
             None => None,
         };
@@ -708,7 +704,15 @@ impl Presize {
     /// shards (an even share of one), three deviations and four strings
     /// would have given every shard room for eight, and a hint of a few
     /// huge strings eight times its bytes in every shard.
-    fn new(strings: usize, bytes: usize, hints: &Hints) -> Presize {
+    ///
+    /// `None` for an empty hint: there is nothing to make room for, and
+    /// the first index segment and hint level would be allocated for
+    /// nothing (31.8 KB against 19.1 KB for a table without a hint, at 8
+    /// shards).
+    fn new(strings: usize, bytes: usize, hints: &Hints) -> Option<Presize> {
+        if (strings, bytes) == (0, 0) {
+            return None;
+        }
         let shards = hints.shards();
         let even = strings.div_ceil(shards);
         let margin = (3 * even.isqrt() + 4).min(even);
@@ -735,14 +739,14 @@ impl Presize {
             )
         };
         let all = strings.saturating_add(1);
-        Presize {
+        Some(Presize {
             segments: index::segments_for(all),
             shard_strings,
             shard_bytes,
             // A new cache is on no level yet, so it wants one.
             level: hints.wants_level(all).unwrap_or(0),
             shards,
-        }
+        })
     }
 
     /// Heap bytes the plan adds, about (the arena's and hash tables'
@@ -1819,7 +1823,7 @@ mod tests {
             (8, 1, 100),
         ] {
             let hints = Hints::new(shards).unwrap();
-            let plan = Presize::new(strings, bytes, &hints);
+            let plan = Presize::new(strings, bytes, &hints).unwrap();
             let arena = plan.shard_bytes * shards;
             assert!(plan.shard_strings <= 2 * strings.div_ceil(shards));
             assert!(
@@ -1827,5 +1831,9 @@ mod tests {
                 "{shards} shards, {strings} strings, {bytes} bytes: {arena} bytes of arena"
             );
         }
+        // An empty hint plans nothing; a hint of bytes alone plans.
+        let hints = Hints::new(8).unwrap();
+        assert!(Presize::new(0, 0, &hints).is_none());
+        assert!(Presize::new(0, 100, &hints).is_some());
     }
 }
