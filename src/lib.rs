@@ -252,7 +252,7 @@ pub use id::StringId;
 pub use iter::Iter;
 pub use limits::Limits;
 pub use ops::{BatchError, MergeError, MergeSource};
-pub use remap::{IdSet, Remap};
+pub use remap::{IdSet, IdSetIter, Remap, RemapIter};
 pub use resolver::Resolver;
 pub use shared::{SharedBuilder, SharedStringTable};
 pub use table::{Builder, INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, StringTable};

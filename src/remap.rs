@@ -115,13 +115,68 @@ impl Remap {
     /// let remap = strtab::StringTable::new().merge(&table);
     /// assert_eq!(remap.iter().count(), 2);
     /// ```
-    #[must_use = "iterators are lazy and do nothing unless consumed"]
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = (StringId, Option<StringId>)> + '_ {
-        self.map.iter().enumerate().map(|(old, &new)| {
-            // `old < len <= 2^32` because the old table numbered it.
-            let old = StringId::from_u32(old as u32);
-            (old, (new != DROPPED).then_some(new))
-        })
+    pub fn iter(&self) -> RemapIter<'_> {
+        RemapIter {
+            map: self.map.iter().enumerate(),
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Remap {
+    type Item = (StringId, Option<StringId>);
+    type IntoIter = RemapIter<'a>;
+
+    fn into_iter(self) -> RemapIter<'a> {
+        self.iter()
+    }
+}
+
+/// The `(old, new)` pairs of a [`Remap`], in old-id order:
+/// [`Remap::iter`].
+#[derive(Clone)]
+#[must_use = "iterators are lazy and do nothing unless consumed"]
+pub struct RemapIter<'a> {
+    map: core::iter::Enumerate<core::slice::Iter<'a, StringId>>,
+}
+
+/// An old id and its new one, if it has one.
+#[inline]
+fn pair((old, &new): (usize, &StringId)) -> (StringId, Option<StringId>) {
+    // `old < len <= 2^32` because the old table numbered it.
+    let old = StringId::from_u32(old as u32);
+    (old, (new != DROPPED).then_some(new))
+}
+
+impl Iterator for RemapIter<'_> {
+    type Item = (StringId, Option<StringId>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.map.next().map(pair)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.map.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for RemapIter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.map.next_back().map(pair)
+    }
+}
+
+impl ExactSizeIterator for RemapIter<'_> {}
+
+impl core::iter::FusedIterator for RemapIter<'_> {}
+
+impl fmt::Debug for RemapIter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RemapIter")
+            .field("remaining", &self.map.len())
+            .finish()
     }
 }
 
@@ -267,6 +322,27 @@ impl IdSet {
         self.len == 0
     }
 
+    /// The ids in the set, in ascending order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use strtab::{IdSet, StringId};
+    ///
+    /// let set: IdSet = [9, 2, 200, 2].map(StringId::from_u32).into_iter().collect();
+    /// let ids: Vec<u32> = set.iter().map(u32::from).collect();
+    /// assert_eq!(ids, [2, 9, 200]);
+    /// ```
+    pub fn iter(&self) -> IdSetIter<'_> {
+        IdSetIter {
+            words: self.words.iter(),
+            word: 0,
+            base: 0,
+            next_base: 0,
+            left: self.len,
+        }
+    }
+
     /// Removes every id, keeping the memory.
     ///
     /// # Examples
@@ -295,6 +371,66 @@ impl FromIterator<StringId> for IdSet {
         let mut set = IdSet::new();
         set.extend(ids);
         set
+    }
+}
+
+impl<'a> IntoIterator for &'a IdSet {
+    type Item = StringId;
+    type IntoIter = IdSetIter<'a>;
+
+    fn into_iter(self) -> IdSetIter<'a> {
+        self.iter()
+    }
+}
+
+/// The ids of an [`IdSet`], in ascending order: [`IdSet::iter`].
+#[derive(Clone)]
+#[must_use = "iterators are lazy and do nothing unless consumed"]
+pub struct IdSetIter<'a> {
+    /// The words not yet read.
+    words: core::slice::Iter<'a, u64>,
+    /// The bits of the current word not yet given.
+    word: u64,
+    /// The id of the current word's bit 0.
+    base: usize,
+    /// The id of the next word's bit 0.
+    next_base: usize,
+    /// Ids not yet given.
+    left: usize,
+}
+
+impl Iterator for IdSetIter<'_> {
+    type Item = StringId;
+
+    #[inline]
+    fn next(&mut self) -> Option<StringId> {
+        while self.word == 0 {
+            self.word = *self.words.next()?;
+            self.base = self.next_base;
+            self.next_base += 64;
+        }
+        let bit = self.word.trailing_zeros() as usize;
+        self.word &= self.word - 1;
+        self.left -= 1;
+        // Every bit set is that of an id inserted, a `u32`.
+        Some(StringId::from_u32((self.base + bit) as u32))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for IdSetIter<'_> {}
+
+impl core::iter::FusedIterator for IdSetIter<'_> {}
+
+impl fmt::Debug for IdSetIter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IdSetIter")
+            .field("remaining", &self.left)
+            .finish()
     }
 }
 

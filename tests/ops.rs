@@ -379,6 +379,68 @@ fn id_set_basics() {
     assert!(set.is_empty());
 }
 
+/// `IdSet::iter` against a sorted, deduplicated model, for sets with ids
+/// at word edges, in sparse words and in dense ones.
+#[test]
+fn id_set_iterates_in_ascending_order() {
+    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+    for round in 0..scaled(200) {
+        let mut set = IdSet::new();
+        let mut model = Vec::new();
+        let spread = [64, 1000, 100_000][round % 3];
+        for _ in 0..round % 50 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let id = match x % 5 {
+                0 => (x >> 8) % 2 * 64 + 63,
+                1 => (x >> 8) % 2 * 64,
+                _ => (x >> 8) % spread,
+            } as u32;
+            set.insert(StringId::from_u32(id));
+            model.push(id);
+        }
+        model.sort_unstable();
+        model.dedup();
+        let it = set.iter();
+        assert_eq!(it.len(), model.len());
+        assert_eq!(it.map(u32::from).collect::<Vec<_>>(), model);
+        assert!((&set).into_iter().eq(set.iter()));
+        let mut it = set.iter();
+        for left in (0..model.len()).rev() {
+            it.next();
+            assert_eq!(it.size_hint(), (left, Some(left)));
+        }
+        assert_eq!(it.next(), None);
+        assert_eq!(it.next(), None);
+    }
+    let far = if cfg!(miri) { 1 << 12 } else { 1 << 24 };
+    let mut set: IdSet = [far, 0].map(StringId::from_u32).into_iter().collect();
+    assert!(set.iter().map(u32::from).eq([0, far]));
+    set.clear();
+    assert_eq!(set.iter().next(), None);
+}
+
+#[test]
+fn remap_iterates_both_ways() {
+    let mut t = StringTable::new();
+    for i in 0..20 {
+        t.intern(&i.to_string());
+    }
+    let keep: IdSet = (0..20).step_by(3).map(StringId::from_u32).collect();
+    let (_, remap) = t.compact(&keep);
+    let pairs: Vec<_> = (&remap).into_iter().collect();
+    assert_eq!(pairs.len(), t.len());
+    assert_eq!(remap.iter().len(), t.len());
+    for (i, &(old, new)) in pairs.iter().enumerate() {
+        assert_eq!(old.index(), i);
+        assert_eq!(new, remap.get(old));
+    }
+    let mut back: Vec<_> = remap.iter().rev().collect();
+    back.reverse();
+    assert_eq!(back, pairs);
+}
+
 #[test]
 fn batch_and_merge_beyond_the_prefetch_threshold() {
     // Over 16 MiB of strings, so batches and merges run the prefetching
