@@ -499,10 +499,20 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
                 }
             }
             Op::Compact(bits) => {
-                let keep: IdSet = (0..model.strings.len())
+                let kept_ids: Vec<usize> = (0..model.strings.len())
                     .filter(|&i| !bits.is_empty() && bits[i % bits.len()] & (1 << (i % 8)) != 0)
-                    .map(|i| StringId::from_u32(u32::try_from(i).unwrap()))
                     .collect();
+                let keep: IdSet = kept_ids
+                    .iter()
+                    .map(|&i| StringId::from_u32(u32::try_from(i).unwrap()))
+                    .collect();
+                // The set gives back exactly the ids put in, ascending.
+                assert!(
+                    keep.iter()
+                        .map(StringId::index)
+                        .eq(kept_ids.iter().copied()),
+                    "IdSet::iter gave other ids"
+                );
                 let before = table.memory_usage();
                 if let Ok((compact, remap)) = table.try_compact(&keep) {
                     let kept: Vec<&str> = std::iter::once("")
