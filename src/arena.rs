@@ -1499,20 +1499,25 @@ impl Arena {
             .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, size))?;
         // bumpalo sizes a new chunk by halving twice its current one, so
         // after a larger chunk it can only offer up to twice the request.
-        // A small normal chunk first (whose blocks later strings use) makes
-        // the current chunk small again, and the request exact.
+        // bumpalo's smallest chunk first (a normal block later strings
+        // use) makes the current chunk small again, and the request
+        // exact: a 70 KB string in a table whose chunks had reached 256
+        // KiB took a 128 KiB chunk, whose excess only later strings could
+        // fill, and a pre-sized table (`with_capacity`, `compact`) has
+        // none; so a compacted table holding such strings took up to
+        // 1.77x the original's memory. Done whenever it allocates less.
         let mut budget = budget;
         let steered = steered_chunk_capacity(self.last_chunk, capacity).unwrap_or(capacity);
-        if steered - capacity > MAX_CHUNK_CAPACITY {
-            let reset = steered_chunk_capacity(self.last_chunk, FIRST_CHUNK_CAPACITY)
-                .unwrap_or(FIRST_CHUNK_CAPACITY);
-            let exact = steered_chunk_capacity(reset, capacity).unwrap_or(capacity);
-            if reset + exact + 2 * CHUNK_FOOTER_SIZE <= budget {
-                let before = self.heap_bytes();
-                let added = self.add_chunk(FIRST_CHUNK_CAPACITY, None, budget)?;
-                self.normal_bytes += added;
-                budget = budget.saturating_sub(self.heap_bytes() - before);
-            }
+        let reset =
+            steered_chunk_capacity(self.last_chunk, BUMPALO_MIN_CHUNK).unwrap_or(BUMPALO_MIN_CHUNK);
+        let exact = steered_chunk_capacity(reset, capacity).unwrap_or(capacity);
+        if reset + exact + CHUNK_FOOTER_SIZE < steered
+            && reset + exact + 2 * CHUNK_FOOTER_SIZE <= budget
+        {
+            let before = self.heap_bytes();
+            let added = self.add_chunk(BUMPALO_MIN_CHUNK, None, budget)?;
+            self.normal_bytes += added;
+            budget = budget.saturating_sub(self.heap_bytes() - before);
         }
         let first = self.block_count();
         self.add_chunk(capacity, Some(size), budget)?;

@@ -12,7 +12,9 @@ pub enum ErrorKind {
     /// strings or more, which no table can number.
     IdsExhausted,
     /// Storing the string would take the table's heap footprint past
-    /// [`Limits::max_bytes`](crate::Limits::max_bytes).
+    /// [`Limits::max_bytes`](crate::Limits::max_bytes), at any moment of
+    /// the insertion: a growing hash table's old and new allocations are
+    /// both held while its strings are moved (see [`Limits`](crate::Limits)).
     MemoryLimit,
     /// The global allocator refused an allocation.
     AllocFailed,
@@ -120,7 +122,7 @@ impl fmt::Display for Error {
             ),
             ErrorKind::MemoryLimit => write!(
                 f,
-                "string table memory limit reached: growing by {} bytes would exceed the limit of {} bytes",
+                "string table memory limit reached: allocating {} more bytes would exceed the limit of {} bytes",
                 self.requested, self.limit
             ),
             ErrorKind::AllocFailed => {

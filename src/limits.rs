@@ -13,6 +13,16 @@ use crate::error::{Error, ErrorKind};
 /// [`memory_usage`](crate::StringTable::memory_usage) counts: arena chunks
 /// with their metadata, the id index and the hash table.
 ///
+/// It bounds the heap at every moment, not only between insertions: a
+/// hash table that grows allocates its replacement (twice its size) while
+/// the old one is still held, so that moment counts both. A table capped
+/// at exactly the footprint that `n` strings reach can therefore refuse a
+/// string before the `n`th, where the hash table grows: capped at 69,847
+/// bytes, what a `StringTable` of the 1,000 strings `func::name::0` to
+/// `func::name::999` uses, it refuses the 897th of them, whose insertion
+/// allocates 12,448 bytes for the new hash table while the old one is
+/// held.
+///
 /// # Examples
 ///
 /// ```

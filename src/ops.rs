@@ -148,9 +148,13 @@ pub struct MergeError {
 }
 
 impl MergeError {
-    /// How many strings of the other table, after its `""` (id 0, always
-    /// mapped to [`StringId::EMPTY`]), were merged before the failure:
-    /// ids `1..=merged()` of the other table have new ids.
+    /// How many strings of the other table, after its `""` (id 0, mapped
+    /// to [`StringId::EMPTY`]), were merged before the failure: ids
+    /// `1..=merged()` of the other table have new ids. 0 also when the
+    /// remap itself could not be allocated ([`ErrorKind::AllocFailed`]):
+    /// the remap is then empty, and maps not even `""`.
+    ///
+    /// [`ErrorKind::AllocFailed`]: crate::ErrorKind::AllocFailed
     #[must_use]
     pub fn merged(&self) -> usize {
         self.remap.len().saturating_sub(1)
@@ -298,9 +302,11 @@ impl RecentRest {
 #[inline(always)]
 #[track_caller]
 fn one_id_per_string(strings: usize, ids: usize) {
-    assert_eq!(
-        strings, ids,
-        "intern_batch needs one output id per input string"
+    assert!(
+        strings == ids,
+        "a batch intern needs one output id per input string: given {} and {}",
+        crate::error::Count(strings, "string"),
+        crate::error::Count(ids, "id")
     );
 }
 
@@ -925,13 +931,16 @@ impl<S: BuildHasher + Clone> StringTable<S> {
     ///
     /// # Errors
     ///
-    /// An [`Error`] if the new table cannot be allocated or would exceed
-    /// this table's [`Limits`](crate::Limits). The new table is laid out
-    /// afresh (sized for the kept strings, in chunks of its own), so under
-    /// a tight byte limit it can need more than this table holds, even
-    /// when it keeps every string (seen with a limit 13% above what the
-    /// table held): keep some headroom in `max_bytes` if the compaction
-    /// must not fail.
+    /// An [`Error`] if the new table or the [`Remap`] cannot be allocated,
+    /// or the new table would exceed this table's
+    /// [`Limits`](crate::Limits). The new table is laid out afresh (sized
+    /// for the kept strings, in chunks of its own), so under a tight byte
+    /// limit it can need more than this table holds, even when it keeps
+    /// every string (153 tables of 50 to 20,000 strings, some over 64 KiB,
+    /// each filled under the tightest byte limit it fit, 2% steps: one
+    /// could not be compacted whole under that limit, and needed 1%
+    /// more): keep some headroom in `max_bytes` if the compaction must not
+    /// fail.
     ///
     /// # Examples
     ///

@@ -168,10 +168,10 @@ impl<S: BuildHasher> StringTable<S> {
     ///   to what it holds now, cut down to a size the part can have (a
     ///   power of two of hash-table buckets), so a refill allocates nothing
     ///   until one part is full, which can come before `memory_usage()`
-    ///   reaches `max_bytes` (a table of 200,000 short labels, cleared and
-    ///   shrunk to 200,000 bytes, held 147,574 and first grew at the
-    ///   4,162nd string of a refill, where a new table holding those 4,161
-    ///   strings used 196,806). No part is shrunk below a
+    ///   reaches `max_bytes` (a table of the 200,000 labels `label-0` to
+    ///   `label-199999`, cleared and shrunk to 200,000 bytes, held 147,574
+    ///   and first grew at the 4,439th label of a refill, where a new
+    ///   table holding those 4,438 labels used 196,806). No part is shrunk below a
     ///   [`new`](StringTable::new) table's page-tuned sizes (a 16 KiB
     ///   arena chunk, a one-page index, a one-page hash table), so
     ///   afterwards `memory_usage()` is at most `max_bytes` or a new

@@ -131,7 +131,9 @@ fn failed_batch_reports_progress_and_loses_nothing() {
 }
 
 #[test]
-#[should_panic(expected = "one output id per input string")]
+#[should_panic(
+    expected = "a batch intern needs one output id per input string: given 1 string and 0 ids"
+)]
 fn batch_checks_output_length() {
     StringTable::new().intern_batch(&["a"], &mut []);
 }

@@ -8,7 +8,7 @@ const fn scaled(n: usize) -> usize {
 }
 
 use strtab::{
-    ErrorKind, FIRST_CHUNK_CAPACITY, INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, Limits,
+    ErrorKind, FIRST_CHUNK_CAPACITY, INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, IdSet, Limits,
     MAX_CHUNK_CAPACITY, PAGE_SIZE, StringId, StringTable,
 };
 
@@ -587,6 +587,45 @@ fn interleaved_large_strings_keep_blocks_open() {
         assert!(
             t.memory_usage() < stored + stored / 4 + (64 << 10),
             "{} for {stored}",
+            t.memory_usage()
+        );
+    }
+}
+
+/// A string over 64 KiB costs about its own size in a table whose chunks
+/// have grown, or that was pre-sized, as in a new one: bumpalo, after a
+/// large chunk, offers only chunks of up to twice the request, and such a
+/// table once spent 131 KB per 70 KB string (a compacted copy of it, up to
+/// 1.77x the original's memory).
+#[test]
+fn strings_over_64_kib_cost_their_size_in_any_table() {
+    let (short, long) = if cfg!(miri) { (300, 2) } else { (20_000, 20) };
+    let big = |k: usize| format!("{k}{}", "L".repeat(70_000));
+    for mut t in [
+        StringTable::new(),
+        // Room for every id, bytes for the short strings only.
+        StringTable::with_capacity(short + long, 16 * short),
+    ] {
+        for i in 0..short {
+            t.intern(&format!("short string {i:05}"));
+        }
+        let before = t.memory_usage();
+        for k in 0..long {
+            t.intern(&big(k));
+        }
+        let per_string = (t.memory_usage() - before) / long;
+        assert!(
+            per_string < big(0).len() + 8 * 1024,
+            "{per_string} bytes per string of {}",
+            big(0).len()
+        );
+        // Keeping everything, a compacted copy is no larger.
+        let all: IdSet = (0..t.len() as u32).map(StringId::from_u32).collect();
+        let (copy, _) = t.compact(&all);
+        assert!(
+            copy.memory_usage() <= t.memory_usage() + t.memory_usage() / 20,
+            "compacted {} against {}",
+            copy.memory_usage(),
             t.memory_usage()
         );
     }
