@@ -57,7 +57,8 @@ pub struct Error {
     /// Bytes requested, or the string count for `IdsExhausted`.
     requested: usize,
     /// The limit in force, where there is one; for `IdsExhausted`, set
-    /// only for a capacity hint past the id space.
+    /// only for a capacity hint past the id space; for `CapacityOverflow`,
+    /// set only for a capacity hint, to the number of arenas.
     limit: usize,
 }
 
@@ -75,16 +76,17 @@ impl Error {
         self
     }
 
-    /// This error, raised while a builder pre-sized a table for the
-    /// capacity hint `hint`, with a [`CapacityOverflow`] naming the hint's
-    /// bytes rather than the figure the arena computed from them (a
-    /// shard's share, the records' prefixes added).
+    /// This error, raised while a builder pre-sized a table of `arenas`
+    /// arenas (a shared table's shards) for the capacity hint `hint`, with
+    /// a [`CapacityOverflow`] naming the hint's bytes rather than the
+    /// figure the arena computed from them (a shard's share, the records'
+    /// prefixes added), and the arenas' room as its limit.
     ///
     /// [`CapacityOverflow`]: ErrorKind::CapacityOverflow
-    pub(crate) fn naming_hint(self, hint: Option<(usize, usize)>) -> Error {
+    pub(crate) fn naming_hint(self, hint: Option<(usize, usize)>, arenas: usize) -> Error {
         match (self.kind, hint) {
             (ErrorKind::CapacityOverflow, Some((_, bytes))) => {
-                Error::new(ErrorKind::CapacityOverflow, bytes)
+                Error::new(ErrorKind::CapacityOverflow, bytes).with_limit(arenas.max(1))
             }
             _ => self,
         }
@@ -132,9 +134,19 @@ impl fmt::Display for Error {
                     self.requested
                 )
             }
+            ErrorKind::CapacityOverflow if self.limit == 1 => write!(
+                f,
+                "string table capacity hint of {} bytes is more than its arena can hold (under 4 GiB)",
+                self.requested
+            ),
+            ErrorKind::CapacityOverflow if self.limit != 0 => write!(
+                f,
+                "string table capacity hint of {} bytes is more than its {} shard arenas can hold (under 4 GiB each, with a margin for an uneven split)",
+                self.requested, self.limit
+            ),
             ErrorKind::CapacityOverflow => write!(
                 f,
-                "string table cannot take {} more bytes: a string must be under 4 GiB, and all of a table's strings must fit its arena's 4 GiB",
+                "string table cannot take {} more bytes: a string must be under 4 GiB, and a table's strings must fit its arena's 4 GiB (in a shared table, each shard's arena)",
                 self.requested
             ),
         }

@@ -88,9 +88,9 @@
 //!   allocation is exactly four pages. Every later chunk is also a whole
 //!   number of pages. Chunks double up to [`MAX_CHUNK_CAPACITY`] (256 KiB
 //!   with overhead); beyond it a chunk size is kept until the arena holds
-//!   [`CHUNK_GROWTH_RATIO`] chunks of it, so the number of chunks grows
-//!   with the logarithm of the bytes stored while the unused tail of the
-//!   last chunk stays a small fraction of the arena. A string of more than
+//!   [`CHUNK_GROWTH_RATIO`] times that size in all, so the number of
+//!   chunks grows with the logarithm of the bytes stored while the unused
+//!   tail of the last chunk stays a small fraction of the arena. A string of more than
 //!   about 64 KiB that does not fit the current chunk gets a chunk of its
 //!   own, sized to it (or an empty block left by `clear`), and the current
 //!   chunk stays open.

@@ -366,7 +366,8 @@ impl<S: BuildHasher> Builder<S> {
     /// Pre-sizes the table for `strings` strings totalling `bytes` bytes
     /// (besides `""`, which every table holds), so that filling it to
     /// that size allocates nothing more, unless a
-    /// string is longer than 64 KiB: such a string gets an arena chunk of
+    /// string is 65,528 bytes or longer (its record, with a 9-byte prefix,
+    /// is larger than a 64 KiB block): such a string gets an arena chunk of
     /// its own (see [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES)), whatever
     /// room the hint made. Without a hint, the table starts with
     /// page-tuned allocations (see the crate docs).
@@ -436,9 +437,10 @@ impl<S: BuildHasher> Builder<S> {
     ///
     /// # Panics
     ///
-    /// Panics if the initial allocations fail or the capacity hint names
-    /// `u32::MAX` strings or more; [`Builder::try_build`] returns the
-    /// error instead.
+    /// Panics if the initial allocations fail, the capacity hint names
+    /// `u32::MAX` strings or more, or its bytes are more than the arena
+    /// can hold (about 4 GiB); [`Builder::try_build`] returns the error
+    /// instead.
     ///
     /// # Examples
     ///
@@ -500,7 +502,7 @@ impl<S: BuildHasher> Builder<S> {
             }
         };
         let out = Self::build_sized(self.hasher, self.limits, strings, bytes, table_strings)
-            .map_err(|e| e.naming_hint(capacity))?;
+            .map_err(|e| e.naming_hint(capacity, 1))?;
         // The estimate can be short (hash table sizes jump by doubling);
         // a table built over the limit starts empty instead.
         let mut out = if out.memory_usage() > self.limits.get_max_bytes() {
@@ -567,13 +569,14 @@ impl StringTable {
     }
 
     /// An empty table pre-sized for `strings` strings totalling `bytes`
-    /// bytes: filling it to that size allocates nothing more (strings
-    /// longer than 64 KiB excepted, as for [`Builder::capacity`]).
+    /// bytes: filling it to that size allocates nothing more (strings of
+    /// 65,528 bytes or more excepted, as for [`Builder::capacity`]).
     ///
     /// # Panics
     ///
-    /// Panics if the allocations fail or `strings` is `u32::MAX` or more
-    /// (see [`Builder::try_build`]).
+    /// Panics if the allocations fail, `strings` is `u32::MAX` or more, or
+    /// `bytes` is more than the arena can hold, about 4 GiB (see
+    /// [`Builder::try_build`]).
     ///
     /// # Examples
     ///
@@ -1072,8 +1075,8 @@ impl<S> StringTable<S> {
     /// the index and the hash table keep their memory: refilling the table
     /// with the same strings in the same order allocates nothing and hands
     /// out the same ids, and other strings of the same sizes allocate
-    /// nothing either (strings longer than 64 KiB excepted: each takes a
-    /// chunk of its own again, unless an empty block is large enough).
+    /// nothing either (strings of 65,528 bytes or more excepted: each takes
+    /// a chunk of its own again, unless an empty block is large enough).
     ///
     /// Every id given out before is invalidated: it resolves to a new
     /// string or to nothing.
