@@ -179,6 +179,18 @@ fn record_size(len: usize) -> Option<usize> {
     }
 }
 
+/// Bytes of the records of `strings` strings of `bytes` bytes in all, at
+/// most: each adds its id and a length prefix (1 byte below [`LONG_LEN`]
+/// bytes, 5 bytes for the at most `bytes / LONG_LEN` longer ones).
+/// Saturating.
+pub(crate) fn records_bytes(strings: usize, bytes: usize) -> usize {
+    let long = (bytes / LONG_LEN).min(strings);
+    let prefixes = strings
+        .saturating_mul(SHORT_PREFIX)
+        .saturating_add(long.saturating_mul(LONG_PREFIX - SHORT_PREFIX));
+    bytes.saturating_add(prefixes)
+}
+
 /// The length byte of a record holding a string of `len` bytes: the
 /// length below [`LONG_LEN`], else [`ESCAPE`] (a 4-byte length follows).
 /// The one place the tag is chosen: [`Block::write`] writes it, and the
@@ -1476,6 +1488,60 @@ impl Arena {
         self.next_chunk = next;
         self.normal_bytes += added;
         self.cur = first;
+        Ok(())
+    }
+
+    /// Makes room for the records of `strings` strings of `bytes` bytes in
+    /// all in the current block and the empty blocks after it, which later
+    /// pushes fill in order ([`advance`](Self::advance)); adds one chunk
+    /// for what they lack, within `budget` heap bytes. Each block's room
+    /// is counted less the average record's size, less one byte (what a
+    /// block's tail can leave unused when strings are of about equal
+    /// length). Strings of 65,528 bytes or more need no room here: each
+    /// takes a chunk of its own when pushed. On error nothing is added
+    /// but, as for `push`, block-list capacity.
+    #[cold]
+    pub(crate) fn reserve(
+        &mut self,
+        strings: usize,
+        bytes: usize,
+        budget: usize,
+    ) -> Result<(), Error> {
+        if strings == 0 || bytes == 0 {
+            return Ok(());
+        }
+        let overflow = || Error::new(ErrorKind::CapacityOverflow, bytes);
+        let record = record_size(bytes.div_ceil(strings)).ok_or_else(overflow)?;
+        if record > MAX_BLOCK {
+            return Ok(());
+        }
+        let tail = record - 1;
+        let usable = |room: usize| room.saturating_sub(tail);
+        let cur = self.cur;
+        let free = self.core.with_blocks(|blocks| {
+            usable(blocks[cur].remaining())
+                + blocks[cur + 1..]
+                    .iter()
+                    .filter(|b| b.used == 0)
+                    .map(|b| usable(b.limit))
+                    .sum::<usize>()
+        });
+        let Some(lack) = records_bytes(strings, bytes)
+            .checked_sub(free)
+            .filter(|&n| n > 0)
+        else {
+            return Ok(());
+        };
+        // Blocks of `MAX_BLOCK` bytes, each `tail` short of full.
+        let blocks = lack.div_ceil(MAX_BLOCK - tail);
+        let capacity = blocks
+            .checked_mul(tail)
+            .and_then(|t| t.checked_add(lack))
+            .and_then(bumpalo_chunk_capacity)
+            .filter(|&c| c <= MAX_ARENA_BYTES)
+            .ok_or_else(overflow)?;
+        let added = self.add_chunk(capacity, None, budget)?;
+        self.normal_bytes += added;
         Ok(())
     }
 

@@ -148,6 +148,7 @@
 //! | [`compact`](StringTable::compact) | O(len) bit tests, plus a hash and a copy per kept string; no lookups |
 //! | [`memory_usage`](StringTable::memory_usage), [`len`](StringTable::len) | O(1) |
 //! | [`clear`](StringTable::clear) | O(chunks + hash table buckets); keeps all memory |
+//! | [`reserve`](StringTable::reserve) / [`try_reserve`](StringTable::try_reserve) | nothing where there is room; else grows the index (a copy), re-hashes each string into a larger hash table, and adds one arena chunk |
 //! | [`shrink_to`](StringTable::shrink_to) / [`shrink_to_fit`](StringTable::shrink_to_fit) | nothing within `max_bytes`; after `clear`, frees the chunks and reallocates one, plus the index and hash table; holding strings, copies the index and re-hashes each string into a smaller hash table |
 //! | [`into_resolver`](StringTable::into_resolver) | frees the hash table; O(1) otherwise |
 //!

@@ -577,7 +577,9 @@ impl<S: BuildHasher> StringTable<S> {
     /// Faster than re-interning `other`'s strings one by one: `other` is
     /// read in id order, sequentially through its arena, and the lookups go
     /// through the batch pipeline of [`intern_batch`](Self::intern_batch),
-    /// so on large tables their cache misses overlap.
+    /// so on large tables their cache misses overlap. Merging several
+    /// tables into a new one, [`reserve`](Self::reserve) their strings
+    /// first: this table then grows once rather than step by step.
     ///
     /// # Panics
     ///

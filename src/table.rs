@@ -7,7 +7,7 @@ use core::ops::Index;
 use hashbrown::{DefaultHashBuilder, HashTable};
 
 use crate::arena::{Arena, FIRST_CHUNK_CAPACITY, MALLOC_HEADER_SIZE, MAX_BLOCK, PAGE_SIZE};
-use crate::arena::{Found, LONG_LEN, Loc, Probe};
+use crate::arena::{Found, LONG_LEN, Loc, Probe, records_bytes};
 use crate::error::{Error, ErrorKind};
 use crate::id::StringId;
 use crate::iter::Iter;
@@ -88,21 +88,16 @@ pub(crate) fn hash_str<S: BuildHasher>(build: &S, s: &str) -> u64 {
     h.finish()
 }
 
-/// Arena bytes for `strings` strings of `bytes` bytes in all: each string's
-/// record adds its 4-byte id and a length prefix (1 byte below 255 bytes,
-/// 5 bytes for the at most `bytes / 255` longer ones), and a short string
-/// that does not fit the end of a 64 KiB block leaves that tail unused
-/// (a longer one usually runs on into the next block, `Arena::spill`).
+/// Arena bytes for `strings` strings of `bytes` bytes in all: their
+/// records ([`records_bytes`]), and a short string that does not
+/// fit the end of a 64 KiB block leaves that tail unused (a longer one
+/// usually runs on into the next block, `Arena::spill`).
 pub(crate) fn arena_bytes_for(strings: usize, bytes: usize) -> usize {
     if bytes == 0 {
         return 0;
     }
-    let long = (bytes / LONG_LEN).min(strings);
-    let prefixes = strings
-        .saturating_mul(5)
-        .saturating_add(long.saturating_mul(4));
     let tails = (bytes / MAX_BLOCK + 1).saturating_mul(256);
-    bytes.saturating_add(prefixes).saturating_add(tails)
+    records_bytes(strings, bytes).saturating_add(tails)
 }
 
 /// The table hash of the string at `loc`, for growing the hash table: it
@@ -794,6 +789,126 @@ impl<S: BuildHasher> StringTable<S> {
     #[must_use]
     pub fn contains(&self, s: &str) -> bool {
         self.get(s).is_some()
+    }
+
+    /// Makes room for `strings` more strings totalling `bytes` bytes, as
+    /// [`Builder::capacity`] does for a new table: interning that many new
+    /// strings afterwards allocates nothing more (strings of 65,528 bytes
+    /// or more excepted). For a table about to grow by a known amount: the
+    /// next period's strings after [`clear`](Self::clear), or the tables
+    /// [`merge`](Self::merge)d into this one (which otherwise grow its
+    /// hash table and index step by step, re-hashing at each step).
+    ///
+    /// The id index and the hash table get room for `strings` more
+    /// entries, and the arena room for their records in its current block
+    /// and the empty blocks after it, with one chunk for what they lack.
+    /// The arena's room assumes strings of about the average length
+    /// (`bytes / strings`): each 64 KiB block is counted an average
+    /// record short of full, for the end a record does not fit. A few
+    /// strings far longer than the rest can still leave block ends unused
+    /// and take a chunk (for 1,000 strings of 30 bytes with one in a
+    /// hundred of 20 KB, they did); reserve for them as if all were that
+    /// long, or alone. A request past
+    /// [`Limits::max_strings`](crate::Limits::max_strings) is cut to it,
+    /// its bytes in proportion; `reserve(n, 0)` makes room in the index
+    /// and hash table only, as [`Builder::capacity`] does.
+    ///
+    /// # Panics
+    ///
+    /// Where [`try_reserve`](Self::try_reserve) returns an error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut table = strtab::StringTable::new();
+    /// table.reserve(10_000, 410_000);
+    /// let before = table.memory_usage();
+    /// for i in 0..10_000 {
+    ///     table.intern(&format!("function_{i:08}::frame_name_in_a_module"));
+    /// }
+    /// assert_eq!(table.memory_usage(), before);
+    /// ```
+    #[track_caller]
+    pub fn reserve(&mut self, strings: usize, bytes: usize) {
+        if let Err(e) = self.try_reserve(strings, bytes) {
+            panic!("{e}");
+        }
+    }
+
+    /// Like [`reserve`](Self::reserve), but returns an error instead of
+    /// panicking.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::MemoryLimit`] if the room would take the table past
+    /// [`Limits::max_bytes`](crate::Limits::max_bytes),
+    /// [`ErrorKind::AllocFailed`] if the allocator refuses it, and
+    /// [`ErrorKind::CapacityOverflow`] if `bytes` are more than the arena
+    /// can hold. The strings and ids are unchanged either way; room made
+    /// before the failure (in the index, say) may remain, within the
+    /// limits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use strtab::{ErrorKind, Limits, StringTable};
+    ///
+    /// let mut table = StringTable::with_limits(Limits::new().max_bytes(1 << 20));
+    /// let err = table.try_reserve(1_000, 8 << 20).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::MemoryLimit);
+    /// table.try_reserve(1_000, 64 << 10)?;
+    /// # Ok::<(), strtab::Error>(())
+    /// ```
+    pub fn try_reserve(&mut self, strings: usize, bytes: usize) -> Result<(), Error> {
+        let len = self.store.len();
+        // Ids the limits leave: more strings would be refused anyway.
+        let room = self.limits.get_max_strings().saturating_sub(len);
+        let (strings, bytes) = if strings > room {
+            let scaled = (bytes as u128 * room as u128).div_ceil(strings as u128) as usize;
+            (room, scaled)
+        } else {
+            (strings, bytes)
+        };
+        let max_bytes = self.limits.get_max_bytes();
+        let mut budget = if max_bytes == usize::MAX {
+            usize::MAX
+        } else {
+            max_bytes.saturating_sub(self.memory_usage())
+        };
+        let limit_error =
+            |bytes: usize| Error::new(ErrorKind::MemoryLimit, bytes).with_limit(max_bytes);
+        // The arena first: its room is the most likely to be refused.
+        self.store
+            .arena
+            .reserve(strings, bytes, budget)
+            .map_err(|e| match e.kind() {
+                ErrorKind::MemoryLimit => e.with_limit(max_bytes),
+                _ => e,
+            })?;
+        budget = max_bytes.saturating_sub(self.memory_usage());
+        let (entries, cap) = (len + strings, self.store.index_capacity());
+        if entries > cap {
+            let cost = (entries - cap) * ENTRY_BYTES;
+            if cost > budget {
+                return Err(limit_error(cost));
+            }
+            self.store
+                .try_reserve_index(entries - len)
+                .map_err(|_| Error::new(ErrorKind::AllocFailed, entries * ENTRY_BYTES))?;
+            budget -= cost;
+        }
+        let slots = self.table.len() + strings;
+        if slots > self.table.capacity() {
+            // The new table is allocated while the old one is held.
+            let cost = table_bytes_for(slots);
+            if cost > budget {
+                return Err(limit_error(cost));
+            }
+            self.table = self
+                .rebuilt_table(slots)
+                .ok_or_else(|| Error::new(ErrorKind::AllocFailed, cost))?;
+        }
+        Ok(())
     }
 
     /// The id of `s` (not `""`, which is not in the hash table), whose

@@ -631,6 +631,76 @@ fn strings_over_64_kib_cost_their_size_in_any_table() {
     }
 }
 
+/// `reserve` makes room as a capacity hint does: filling it allocates
+/// nothing, on a new table, one holding strings, and one cleared, for
+/// short, long-form and multi-block strings.
+#[test]
+fn reserve_means_no_growth() {
+    let shapes: &[(usize, usize)] = if cfg!(miri) {
+        &[(50, 10), (5, 300)]
+    } else {
+        &[(1000, 10), (5000, 40), (300, 300), (100, 5000), (3, 60_000)]
+    };
+    for &(n, len) in shapes {
+        for start in 0..3 {
+            let mut t = StringTable::new();
+            if start > 0 {
+                for i in 0..scaled(777) {
+                    t.intern(&format!("earlier {i}"));
+                }
+            }
+            if start == 2 {
+                t.clear();
+            }
+            let before = t.len();
+            t.reserve(n, n * len);
+            let m = t.memory_usage();
+            let strings: Vec<String> = (0..n).map(|i| format!("{i:0len$}")).collect();
+            for s in &strings {
+                t.intern(s);
+            }
+            assert_eq!(t.len(), before + n);
+            assert_eq!(
+                t.memory_usage(),
+                m,
+                "{n} strings of {len} bytes, start {start}: grew"
+            );
+            for s in &strings {
+                assert_eq!(&t[t.get(s).unwrap()], s.as_str());
+            }
+        }
+    }
+}
+
+/// `try_reserve` keeps the limits: past the byte limit it fails and
+/// changes no string; past the string limit it is cut to it.
+#[test]
+fn reserve_keeps_the_limits() {
+    let mut t = StringTable::with_limits(Limits::new().max_bytes(200_000).max_strings(1001));
+    let a = t.intern("a");
+    let e = t.try_reserve(100, 1 << 20).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::MemoryLimit);
+    assert!(t.memory_usage() <= 200_000);
+    assert_eq!((t.len(), &t[a]), (2, "a"));
+    // A million strings asked, 999 allowed: cut to those, bytes scaled.
+    t.try_reserve(1_000_000, 10_000_000).unwrap();
+    let m = t.memory_usage();
+    assert!(m <= 200_000, "{m}");
+    for i in 0..999 {
+        t.intern(&format!("{i:08}"));
+    }
+    assert_eq!(t.memory_usage(), m);
+    assert_eq!(
+        t.try_intern("one more").unwrap_err().kind(),
+        ErrorKind::IdsExhausted
+    );
+    // Nothing asked, nothing allocated.
+    let mut t = StringTable::new();
+    let m = t.memory_usage();
+    t.reserve(0, 0);
+    assert_eq!(t.memory_usage(), m);
+}
+
 /// A hasher that sends every string to the same bucket and control byte,
 /// so every lookup meets every stored string as a candidate.
 #[derive(Default)]

@@ -23,7 +23,9 @@
 //!   with a remap that agrees, and leaves the table untouched;
 //! - `shrink_to` never grows the table, does nothing within `max_bytes`,
 //!   keeps every string and id, and right after `clear` gets the table
-//!   under `max_bytes` or a new table's footprint.
+//!   under `max_bytes` or a new table's footprint;
+//! - `try_reserve` keeps every string and id, fails only for the limits
+//!   or the arena's room, and makes no room when asked for none.
 //!
 //! Every few operations, and at the end, the whole table is compared with
 //! the model (`iter`, forwards and backwards, `resolve` and `get` of every
@@ -96,6 +98,12 @@ enum Op {
     ShrinkTo {
         clear_first: bool,
         max: Shrink,
+    },
+    /// `try_reserve(strings, bytes * 16)` (up to 1 MiB: libFuzzer counts
+    /// a larger allocation as running out of memory).
+    Reserve {
+        strings: u16,
+        bytes: u16,
     },
 }
 
@@ -576,6 +584,25 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
                         after <= bound,
                         "shrink_to({max_bytes}) after clear left {after} bytes (bound {bound})"
                     );
+                }
+                check_full(&table, &model);
+            }
+            Op::Reserve { strings, bytes } => {
+                let (strings, bytes) = (usize::from(*strings), usize::from(*bytes) * 16);
+                let before = table.memory_usage();
+                match table.try_reserve(strings, bytes) {
+                    Ok(()) => {
+                        if strings == 0 {
+                            assert_eq!(table.memory_usage(), before, "reserved room for nothing");
+                        }
+                    }
+                    Err(e) => assert!(
+                        matches!(
+                            e.kind(),
+                            ErrorKind::MemoryLimit | ErrorKind::CapacityOverflow
+                        ),
+                        "try_reserve failed: {e}"
+                    ),
                 }
                 check_full(&table, &model);
             }
