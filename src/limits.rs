@@ -153,14 +153,20 @@ impl Limits {
         if max == 0 {
             return Ok((0, 0));
         }
-        if strings <= max {
-            return Ok((strings, bytes));
-        }
-        // `bytes * max / strings` rounded up: at most `bytes`, since
-        // `max < strings`.
-        let scaled = (bytes as u128 * max as u128).div_ceil(strings as u128) as usize;
-        Ok((max, scaled))
+        Ok(cut_hint(strings, bytes, max))
     }
+}
+
+/// A hint of `strings` strings of `bytes` bytes cut to at most `room`
+/// strings, its bytes in proportion (rounded up).
+pub(crate) fn cut_hint(strings: usize, bytes: usize, room: usize) -> (usize, usize) {
+    if strings <= room {
+        return (strings, bytes);
+    }
+    // `bytes * room / strings` rounded up: at most `bytes`, since
+    // `room < strings`.
+    let scaled = (bytes as u128 * room as u128).div_ceil(strings as u128) as usize;
+    (room, scaled)
 }
 
 impl Default for Limits {

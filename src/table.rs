@@ -863,12 +863,7 @@ impl<S: BuildHasher> StringTable<S> {
         let len = self.store.len();
         // Ids the limits leave: more strings would be refused anyway.
         let room = self.limits.get_max_strings().saturating_sub(len);
-        let (strings, bytes) = if strings > room {
-            let scaled = (bytes as u128 * room as u128).div_ceil(strings as u128) as usize;
-            (room, scaled)
-        } else {
-            (strings, bytes)
-        };
+        let (strings, bytes) = crate::limits::cut_hint(strings, bytes, room);
         let max_bytes = self.limits.get_max_bytes();
         let mut budget = if max_bytes == usize::MAX {
             usize::MAX
