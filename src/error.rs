@@ -76,6 +76,16 @@ impl Error {
         self
     }
 
+    /// This error, with the byte limit `max_bytes` named if it is a
+    /// [`MemoryLimit`](ErrorKind::MemoryLimit) (the arena, which raises
+    /// it, knows only its budget).
+    pub(crate) fn naming_limit(self, max_bytes: usize) -> Error {
+        match self.kind {
+            ErrorKind::MemoryLimit => self.with_limit(max_bytes),
+            _ => self,
+        }
+    }
+
     /// This error, raised while a builder pre-sized a table of `arenas`
     /// arenas (a shared table's shards) for the capacity hint `hint`, with
     /// a [`CapacityOverflow`] naming the hint's bytes rather than the

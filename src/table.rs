@@ -865,44 +865,72 @@ impl<S: BuildHasher> StringTable<S> {
         let room = self.limits.get_max_strings().saturating_sub(len);
         let (strings, bytes) = crate::limits::cut_hint(strings, bytes, room);
         let max_bytes = self.limits.get_max_bytes();
-        let mut budget = if max_bytes == usize::MAX {
-            usize::MAX
-        } else {
-            max_bytes.saturating_sub(self.memory_usage())
-        };
-        let limit_error =
-            |bytes: usize| Error::new(ErrorKind::MemoryLimit, bytes).with_limit(max_bytes);
         // The arena first: its room is the most likely to be refused.
+        let budget = self.byte_budget();
         self.store
             .arena
             .reserve(strings, bytes, budget)
-            .map_err(|e| match e.kind() {
-                ErrorKind::MemoryLimit => e.with_limit(max_bytes),
-                _ => e,
-            })?;
-        budget = max_bytes.saturating_sub(self.memory_usage());
-        let (entries, cap) = (len + strings, self.store.index_capacity());
-        if entries > cap {
-            let cost = (entries - cap) * ENTRY_BYTES;
-            if cost > budget {
-                return Err(limit_error(cost));
-            }
-            self.store
-                .try_reserve_index(entries - len)
-                .map_err(|_| Error::new(ErrorKind::AllocFailed, entries * ENTRY_BYTES))?;
-            budget -= cost;
-        }
+            .map_err(|e| e.naming_limit(max_bytes))?;
+        let mut budget = self.byte_budget();
+        self.reserve_index_within(len + strings, &mut budget)?;
         let slots = self.table.len() + strings;
-        if slots > self.table.capacity() {
-            // The new table is allocated while the old one is held.
-            let cost = table_bytes_for(slots);
-            if cost > budget {
-                return Err(limit_error(cost));
-            }
-            self.table = self
-                .rebuilt_table(slots)
-                .ok_or_else(|| Error::new(ErrorKind::AllocFailed, cost))?;
+        self.reserve_table_within(slots, table_bytes_for(slots), &mut budget)
+    }
+
+    /// Heap bytes the table may still allocate under its byte limit
+    /// (without one, there is no footprint to compute).
+    fn byte_budget(&self) -> usize {
+        let max_bytes = self.limits.get_max_bytes();
+        if max_bytes == usize::MAX {
+            usize::MAX
+        } else {
+            max_bytes.saturating_sub(self.memory_usage())
         }
+    }
+
+    /// Grows the id index to room for `entries` entries if it has less,
+    /// the bytes it adds within `budget`, which is charged them.
+    fn reserve_index_within(&mut self, entries: usize, budget: &mut usize) -> Result<(), Error> {
+        let cap = self.store.index_capacity();
+        if entries <= cap {
+            return Ok(());
+        }
+        let cost = (entries - cap) * ENTRY_BYTES;
+        if cost > *budget {
+            return Err(
+                Error::new(ErrorKind::MemoryLimit, cost).naming_limit(self.limits.get_max_bytes())
+            );
+        }
+        self.store
+            .try_reserve_index(entries - self.store.len())
+            .map_err(|_| Error::new(ErrorKind::AllocFailed, entries * ENTRY_BYTES))?;
+        *budget = budget.saturating_sub(cost);
+        Ok(())
+    }
+
+    /// Rebuilds the hash table with room for `slots` strings if it has
+    /// less. The new table, at most `cost` bytes, is allocated while the
+    /// old one is held, so `cost` must be within `budget`, which is then
+    /// charged what the table grew by.
+    fn reserve_table_within(
+        &mut self,
+        slots: usize,
+        cost: usize,
+        budget: &mut usize,
+    ) -> Result<(), Error> {
+        if slots <= self.table.capacity() {
+            return Ok(());
+        }
+        if cost > *budget {
+            return Err(
+                Error::new(ErrorKind::MemoryLimit, cost).naming_limit(self.limits.get_max_bytes())
+            );
+        }
+        let before = self.table.allocation_size();
+        self.table = self
+            .rebuilt_table(slots)
+            .ok_or_else(|| Error::new(ErrorKind::AllocFailed, cost))?;
+        *budget = budget.saturating_sub(self.table.allocation_size() - before);
         Ok(())
     }
 
@@ -988,54 +1016,29 @@ impl<S: BuildHasher> StringTable<S> {
             return Err(Error::new(ErrorKind::IdsExhausted, n));
         }
         let id = u32::try_from(n).map_err(|_| Error::new(ErrorKind::IdsExhausted, n))?;
-        let max_bytes = self.limits.get_max_bytes();
-        // Without a byte limit there is no footprint to compute.
-        let mut budget = if max_bytes == usize::MAX {
-            usize::MAX
-        } else {
-            max_bytes.saturating_sub(self.memory_usage())
-        };
-        let limit_error =
-            |bytes: usize| Error::new(ErrorKind::MemoryLimit, bytes).with_limit(max_bytes);
+        let mut budget = self.byte_budget();
 
         // Reserve room in the index and the hash table first, so that the
         // final pushes cannot fail; then copy the bytes into the arena.
-        let store = &mut self.store;
-        let cap = store.index_capacity();
-        if store.len() == cap {
+        let cap = self.store.index_capacity();
+        if self.store.len() == cap {
             let mut new_cap = next_index_capacity(cap);
             if (new_cap - cap) * ENTRY_BYTES > budget {
                 // Near a byte limit, grow by what this string needs.
                 new_cap = cap + 1;
             }
-            let cost = (new_cap - cap) * ENTRY_BYTES;
-            if cost > budget {
-                return Err(limit_error(cost));
-            }
-            store
-                .try_reserve_index(new_cap - store.len())
-                .map_err(|_| Error::new(ErrorKind::AllocFailed, new_cap * ENTRY_BYTES))?;
-            budget = budget.saturating_sub(cost);
+            self.reserve_index_within(new_cap, &mut budget)?;
         }
         if self.table.len() == self.table.capacity() {
-            let before = self.table.allocation_size();
-            let bound = table_growth_bound(before);
-            if bound > budget {
-                return Err(limit_error(bound));
-            }
             // Twice the buckets, as hashbrown's own growth would give.
-            self.table = self
-                .rebuilt_table(self.table.capacity() + 1)
-                .ok_or_else(|| Error::new(ErrorKind::AllocFailed, bound))?;
-            budget = budget.saturating_sub(self.table.allocation_size() - before);
+            let bound = table_growth_bound(self.table.allocation_size());
+            self.reserve_table_within(self.table.capacity() + 1, bound, &mut budget)?;
         }
-        let loc = self.store.push(s, id, budget).map_err(|e| {
-            if e.kind() == ErrorKind::MemoryLimit {
-                e.with_limit(max_bytes)
-            } else {
-                e
-            }
-        })?;
+        let max_bytes = self.limits.get_max_bytes();
+        let loc = self
+            .store
+            .push(s, id, budget)
+            .map_err(|e| e.naming_limit(max_bytes))?;
         let (arena, hasher) = (&self.store.arena, &self.hasher);
         self.table
             .insert_unique(hash, Slot::of(loc, s), |e| rehash(hasher, arena, e.loc()));

@@ -1256,13 +1256,9 @@ impl<S: BuildHasher> SharedStringTable<S> {
             Ok(loc) => Ok(loc),
             Err(e) if e.kind() == ErrorKind::MemoryLimit => self.grow(|budget| {
                 let before = arena.heap_bytes();
-                let pushed = arena.push(s, PENDING_ID, budget).map_err(|e| {
-                    if e.kind() == ErrorKind::MemoryLimit {
-                        e.with_limit(self.limits.get_max_bytes())
-                    } else {
-                        e
-                    }
-                });
+                let pushed = arena
+                    .push(s, PENDING_ID, budget)
+                    .map_err(|e| e.naming_limit(self.limits.get_max_bytes()));
                 (pushed, arena.heap_bytes() - before)
             }),
             Err(e) => Err(e),
