@@ -1494,12 +1494,15 @@ impl Arena {
     /// Makes room for the records of `strings` strings of `bytes` bytes in
     /// all in the current block and the empty blocks after it, which later
     /// pushes fill in order ([`advance`](Self::advance)); adds one chunk
-    /// for what they lack, within `budget` heap bytes. Each block's room
-    /// is counted less the average record's size, less one byte (what a
-    /// block's tail can leave unused when strings are of about equal
-    /// length). Strings of 65,528 bytes or more need no room here: each
-    /// takes a chunk of its own when pushed. On error nothing is added
-    /// but, as for `push`, block-list capacity.
+    /// for what they lack, within `budget` heap bytes.
+    ///
+    /// A record that does not fit the end of a block runs on into the next
+    /// one if that is empty and continues the same allocation
+    /// ([`spill`](Self::spill)), so only the end of each such run of
+    /// blocks can go unused: counted as one average record less one byte
+    /// (strings of about equal length). Records over [`DEDICATED_MIN`]
+    /// take a chunk of their own when pushed, so they get no room here.
+    /// On error nothing is added but, as for `push`, block-list capacity.
     #[cold]
     pub(crate) fn reserve(
         &mut self,
@@ -1512,19 +1515,27 @@ impl Arena {
         }
         let overflow = || Error::new(ErrorKind::CapacityOverflow, bytes);
         let record = record_size(bytes.div_ceil(strings)).ok_or_else(overflow)?;
-        if record > MAX_BLOCK {
+        if record > DEDICATED_MIN {
             return Ok(());
         }
         let tail = record - 1;
-        let usable = |room: usize| room.saturating_sub(tail);
         let cur = self.cur;
+        // The room of each run of blocks from the current one: the current
+        // block's rest, or an empty block, and the empty blocks each
+        // joined to the one before.
         let free = self.core.with_blocks(|blocks| {
-            usable(blocks[cur].remaining())
-                + blocks[cur + 1..]
-                    .iter()
-                    .filter(|b| b.used == 0)
-                    .map(|b| usable(b.limit))
-                    .sum::<usize>()
+            let (mut free, mut run) = (0usize, blocks[cur].remaining());
+            for (i, pair) in blocks[cur..].windows(2).enumerate() {
+                let (b, next) = (&pair[0], &pair[1]);
+                let runs_on = (i == 0 || b.used == 0) && b.joins_next;
+                if next.used == 0 && runs_on {
+                    run += next.limit;
+                } else {
+                    free += run.saturating_sub(tail);
+                    run = if next.used == 0 { next.limit } else { 0 };
+                }
+            }
+            free + run.saturating_sub(tail)
         });
         let Some(lack) = records_bytes(strings, bytes)
             .checked_sub(free)
@@ -1532,11 +1543,9 @@ impl Arena {
         else {
             return Ok(());
         };
-        // Blocks of `MAX_BLOCK` bytes, each `tail` short of full.
-        let blocks = lack.div_ceil(MAX_BLOCK - tail);
-        let capacity = blocks
-            .checked_mul(tail)
-            .and_then(|t| t.checked_add(lack))
+        // One run of blocks: one end that can go unused.
+        let capacity = lack
+            .checked_add(tail)
             .and_then(bumpalo_chunk_capacity)
             .filter(|&c| c <= MAX_ARENA_BYTES)
             .ok_or_else(overflow)?;

@@ -407,7 +407,9 @@ impl Iterator for IdSetIter<'_> {
         while self.word == 0 {
             self.word = *self.words.next()?;
             self.base = self.next_base;
-            self.next_base += 64;
+            // Past the last word, unused (and past `usize` on 32-bit
+            // targets for a set holding ids near `u32::MAX`).
+            self.next_base = self.next_base.wrapping_add(64);
         }
         let bit = self.word.trailing_zeros() as usize;
         self.word &= self.word - 1;

@@ -361,8 +361,10 @@ impl<S: BuildHasher> Builder<S> {
     /// Pre-sizes the table for `strings` strings totalling `bytes` bytes
     /// (besides `""`, which every table holds), so that filling it to
     /// that size allocates nothing more, unless a
-    /// string is 65,528 bytes or longer (its record, with a 9-byte prefix,
-    /// is larger than a 64 KiB block): such a string gets an arena chunk of
+    /// string is 65,512 bytes or longer (on 64-bit targets: its record,
+    /// with a 9-byte prefix, is over a quarter of the largest normal chunk,
+    /// [`MAX_CHUNK_CAPACITY`](crate::MAX_CHUNK_CAPACITY)) and does not fit
+    /// what is left of the current block: such a string gets an arena chunk of
     /// its own (see [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES)), whatever
     /// room the hint made. Without a hint, the table starts with
     /// page-tuned allocations (see the crate docs).
@@ -565,7 +567,7 @@ impl StringTable {
 
     /// An empty table pre-sized for `strings` strings totalling `bytes`
     /// bytes: filling it to that size allocates nothing more (strings of
-    /// 65,528 bytes or more excepted, as for [`Builder::capacity`]).
+    /// 65,512 bytes or more excepted, as for [`Builder::capacity`]).
     ///
     /// # Panics
     ///
@@ -793,7 +795,7 @@ impl<S: BuildHasher> StringTable<S> {
 
     /// Makes room for `strings` more strings totalling `bytes` bytes, as
     /// [`Builder::capacity`] does for a new table: interning that many new
-    /// strings afterwards allocates nothing more (strings of 65,528 bytes
+    /// strings afterwards allocates nothing more (strings of 65,512 bytes
     /// or more excepted). For a table about to grow by a known amount: the
     /// next period's strings after [`clear`](Self::clear), or the tables
     /// [`merge`](Self::merge)d into this one (which otherwise grow its
@@ -803,12 +805,16 @@ impl<S: BuildHasher> StringTable<S> {
     /// entries, and the arena room for their records in its current block
     /// and the empty blocks after it, with one chunk for what they lack.
     /// The arena's room assumes strings of about the average length
-    /// (`bytes / strings`): each 64 KiB block is counted an average
-    /// record short of full, for the end a record does not fit. A few
-    /// strings far longer than the rest can still leave block ends unused
-    /// and take a chunk (for 1,000 strings of 30 bytes with one in a
-    /// hundred of 20 KB, they did); reserve for them as if all were that
-    /// long, or alone. A request past
+    /// (`bytes / strings`): a record that does not fit the end of a block
+    /// runs on into the next one of the same allocation, so each run of
+    /// such blocks (the current block's rest, blocks left empty, the new
+    /// chunk) is counted an average record short of full, for the end
+    /// the last record does not fit. A few strings far longer than the
+    /// rest can still leave such ends unused and take a chunk (for 1,000
+    /// strings of about 30 bytes with one in a hundred of 20 KB, they
+    /// did); reserve for them as if all were that long, or alone. Strings
+    /// of 65,512 bytes or more get no room in the arena: each takes a
+    /// chunk of its own when interned. A request past
     /// [`Limits::max_strings`](crate::Limits::max_strings) is cut to it,
     /// its bytes in proportion; `reserve(n, 0)` makes room in the index
     /// and hash table only, as [`Builder::capacity`] does.
@@ -861,7 +867,9 @@ impl<S: BuildHasher> StringTable<S> {
     /// ```
     pub fn try_reserve(&mut self, strings: usize, bytes: usize) -> Result<(), Error> {
         let len = self.store.len();
-        // Ids the limits leave: more strings would be refused anyway.
+        // As a builder's hint: `u32::MAX` strings or more are refused, and
+        // more than the limits leave would be refused anyway.
+        let (strings, bytes) = self.limits.clamp_hint(strings, bytes)?;
         let room = self.limits.get_max_strings().saturating_sub(len);
         let (strings, bytes) = crate::limits::cut_hint(strings, bytes, room);
         let max_bytes = self.limits.get_max_bytes();
@@ -895,7 +903,7 @@ impl<S: BuildHasher> StringTable<S> {
         if entries <= cap {
             return Ok(());
         }
-        let cost = (entries - cap) * ENTRY_BYTES;
+        let cost = (entries - cap).saturating_mul(ENTRY_BYTES);
         if cost > *budget {
             return Err(
                 Error::new(ErrorKind::MemoryLimit, cost).naming_limit(self.limits.get_max_bytes())
@@ -903,7 +911,7 @@ impl<S: BuildHasher> StringTable<S> {
         }
         self.store
             .try_reserve_index(entries - self.store.len())
-            .map_err(|_| Error::new(ErrorKind::AllocFailed, entries * ENTRY_BYTES))?;
+            .map_err(|_| Error::new(ErrorKind::AllocFailed, entries.saturating_mul(ENTRY_BYTES)))?;
         *budget = budget.saturating_sub(cost);
         Ok(())
     }
@@ -1188,7 +1196,7 @@ impl<S> StringTable<S> {
     /// the index and the hash table keep their memory: refilling the table
     /// with the same strings in the same order allocates nothing and hands
     /// out the same ids, and other strings of the same sizes allocate
-    /// nothing either (strings of 65,528 bytes or more excepted: each takes
+    /// nothing either (strings of 65,512 bytes or more excepted: each takes
     /// a chunk of its own again, unless an empty block is large enough).
     ///
     /// Every id given out before is invalidated: it resolves to a new

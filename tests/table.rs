@@ -668,6 +668,30 @@ fn reserve_means_no_growth() {
             for s in &strings {
                 assert_eq!(&t[t.get(s).unwrap()], s.as_str());
             }
+            // Not much more than a table sized for all of it from the start
+            // (its own first chunk and one record's end aside).
+            if start < 2 {
+                let total = t.iter().map(str::len).sum();
+                let mut hinted = StringTable::with_capacity(t.len() - 1, total);
+                for s in t.iter().skip(1) {
+                    hinted.intern(s);
+                }
+                let bound = hinted.memory_usage() * 21 / 20 + FIRST_CHUNK_CAPACITY + len;
+                assert!(
+                    m <= bound,
+                    "{n} strings of {len} bytes, start {start}: {m} against {}",
+                    hinted.memory_usage()
+                );
+            }
+            // Room that is there already is not made again.
+            let m = t.memory_usage();
+            t.clear();
+            t.reserve(n, n * len);
+            assert_eq!(
+                t.memory_usage(),
+                m,
+                "{n} strings of {len} bytes: reserved again"
+            );
         }
     }
 }
@@ -699,6 +723,14 @@ fn reserve_keeps_the_limits() {
     let m = t.memory_usage();
     t.reserve(0, 0);
     assert_eq!(t.memory_usage(), m);
+    // As a builder's hint, `u32::MAX` strings or more are refused.
+    let e = t.try_reserve(u32::MAX as usize, 0).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::IdsExhausted);
+    assert_eq!(t.memory_usage(), m);
+    // Strings over 64 KiB get no arena room: each takes a chunk when
+    // interned.
+    t.reserve(2, 200_000);
+    assert!(t.memory_usage() < m + 4096, "{}", t.memory_usage());
 }
 
 /// A hasher that sends every string to the same bucket and control byte,
