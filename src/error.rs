@@ -90,7 +90,8 @@ impl Error {
     /// arenas (a shared table's shards) for the capacity hint `hint`, with
     /// a [`CapacityOverflow`] naming the hint's bytes rather than the
     /// figure the arena computed from them (a shard's share, the records'
-    /// prefixes added), and the arenas' room as its limit.
+    /// prefixes added), and the number of arenas as its limit (which
+    /// picks the message).
     ///
     /// [`CapacityOverflow`]: ErrorKind::CapacityOverflow
     pub(crate) fn naming_hint(self, hint: Option<(usize, usize)>, arenas: usize) -> Error {
