@@ -669,14 +669,15 @@ fn reserve_means_no_growth() {
                 assert_eq!(&t[t.get(s).unwrap()], s.as_str());
             }
             // Not much more than a table sized for all of it from the start
-            // (its own first chunk and one record's end aside).
+            // (a new table's page-tuned parts and one record's end aside).
             if start < 2 {
                 let total = t.iter().map(str::len).sum();
                 let mut hinted = StringTable::with_capacity(t.len() - 1, total);
                 for s in t.iter().skip(1) {
                     hinted.intern(s);
                 }
-                let bound = hinted.memory_usage() * 21 / 20 + FIRST_CHUNK_CAPACITY + len;
+                let fresh = StringTable::new().memory_usage();
+                let bound = hinted.memory_usage() * 21 / 20 + fresh + len;
                 assert!(
                     m <= bound,
                     "{n} strings of {len} bytes, start {start}: {m} against {}",
