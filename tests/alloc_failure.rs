@@ -23,6 +23,8 @@
 //! allocations.
 //! `try_merge` is failed at each of its allocations: the strings it merged
 //! stay, and its error's partial remap maps exactly those.
+//! `try_reserve` is failed at each of its allocations: the strings stay, and
+//! once it succeeds the room it made is all there.
 //! `shrink_to` is failed at each of its allocations, on a table that holds
 //! strings and right after `clear`: it must not abort, lose a string or
 //! leave the table larger.
@@ -636,6 +638,60 @@ fn shrink_holding_strings() {
     t.check_all();
 }
 
+/// `try_reserve` failed at each of its allocations in turn (the arena
+/// chunk, the block list, the id index, the hash table), and at every
+/// allocation of 64 bytes or more: `AllocFailed`, no string lost, room
+/// made before the refusal kept, and once nothing is refused the room is
+/// all there: the strings it was made for allocate nothing.
+fn reserve_every_allocation_point() {
+    let (n, len) = (scaled(5_000, 60), 40);
+    let make = || {
+        let mut t = Checked::new(StringTable::new());
+        for i in 0..scaled(1_000, 20) {
+            t.intern(&format!("before-{i}"));
+        }
+        t
+    };
+    let refuse = |t: &mut Checked, fail: Fail| {
+        let before = t.table.memory_usage();
+        let (r, stats) = armed(fail, || t.table.try_reserve(n, n * len));
+        if let Err(e) = &r {
+            assert_eq!(e.kind(), ErrorKind::AllocFailed, "{fail:?}: {e}");
+            assert!(
+                stats.refused > 0,
+                "AllocFailed without a refused allocation"
+            );
+        }
+        assert!(t.table.memory_usage() >= before, "{fail:?}: room was lost");
+        t.check_all();
+        (r.is_ok(), stats)
+    };
+    let mut t = make();
+    let (ok, _) = refuse(&mut t, Fail::AtLeast(64));
+    assert!(!ok, "nothing of 64 bytes or more was refused");
+    let mut t = make();
+    let mut k = 0;
+    loop {
+        let (ok, stats) = refuse(&mut t, Fail::After(k));
+        if ok {
+            assert_eq!(stats.refused, 0);
+            break;
+        }
+        k += 1;
+        assert!(k < 16, "no progress");
+    }
+    let m = t.table.memory_usage();
+    for i in 0..n {
+        t.intern(&format!("{i:0len$}"));
+    }
+    assert_eq!(
+        t.table.memory_usage(),
+        m,
+        "the reserved room was not all there"
+    );
+    t.check_all();
+}
+
 /// `SharedBuilder::capacity`'s allocations (each shard's arena chunk and
 /// hash table, the id index's segments, the hint level) refused from a
 /// size up: `try_build` returns `AllocFailed`, never aborts or panics;
@@ -836,6 +892,11 @@ const CASES: &[Case] = &[
         None,
     ),
     ("shrink_holding_strings", shrink_holding_strings, None),
+    (
+        "reserve_every_allocation_point",
+        reserve_every_allocation_point,
+        None,
+    ),
     ("shrink_after_clear", shrink_after_clear, None),
     (
         "shrink_after_clear_small_allocations",
