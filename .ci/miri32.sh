@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs the unit tests of the shared table's size arithmetic (its id
-# index's segments and its capacity plan) under Miri on a 32-bit target,
-# i686-unknown-linux-gnu, where `usize` is 32 bits: sums and shifts that
-# are safe on 64-bit targets must saturate or fail there. (The whole
+# Runs the unit tests of the size arithmetic (the shared table's id
+# index's segments and capacity plan, `StringTable::try_reserve`) under
+# Miri on a 32-bit target, i686-unknown-linux-gnu, where `usize` is 32
+# bits: sums and shifts that are safe on 64-bit targets must saturate or
+# fail there. (The whole
 # `--lib` suite passes there too, in about 4 minutes of tests: run it with
 # the same command and no filter.)
 # Miri interprets the target, so no 32-bit machine or libc is needed;
@@ -26,4 +27,4 @@ export MIRIFLAGS="${MIRIFLAGS:-} -Zmiri-strict-provenance"
 # Own target dir, as in miri.sh. `--include-ignored`: the capacity-plan
 # test, too slow for the 64-bit Miri run, is the one this run is for.
 CARGO_TARGET_DIR=target/miri32 cargo +nightly miri test --target "$target" --lib \
-    -- --include-ignored index:: presize
+    -- --include-ignored index:: presize reserve_sizes

@@ -1338,6 +1338,27 @@ mod tests {
     use super::*;
     use crate::testing::Armed;
 
+    /// A reservation's sizes do not overflow where `usize` is 32 bits
+    /// (`.ci/miri32.sh`): a billion strings, or 2 GiB of them, is an error,
+    /// not a panic, and changes no string.
+    #[test]
+    #[cfg(target_pointer_width = "32")]
+    fn reserve_sizes_saturate_on_32_bit() {
+        let mut t = StringTable::new();
+        let a = t.intern("a");
+        for (strings, bytes) in [(1_000_000_000, 0), (1_000_000_000, 1 << 31)] {
+            let e = t.try_reserve(strings, bytes).unwrap_err();
+            assert!(
+                matches!(
+                    e.kind(),
+                    ErrorKind::AllocFailed | ErrorKind::CapacityOverflow
+                ),
+                "{strings}, {bytes}: {e}"
+            );
+            assert_eq!((t.len(), &t[a]), (2, "a"));
+        }
+    }
+
     /// A user hasher that panics while the hash table grows (it re-hashes
     /// every string, `"boom"` among them) leaves the table as it was: the
     /// string that was being interned got no id, every other string keeps
