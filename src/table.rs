@@ -850,7 +850,9 @@ impl<S: BuildHasher> StringTable<S> {
     /// [`Limits::max_bytes`](crate::Limits::max_bytes),
     /// [`ErrorKind::AllocFailed`] if the allocator refuses it, and
     /// [`ErrorKind::CapacityOverflow`] if `bytes` are more than the arena
-    /// can hold. The strings and ids are unchanged either way; room made
+    /// can hold, and [`ErrorKind::IdsExhausted`] for `u32::MAX` strings or
+    /// more, which no table can number (as for a builder's hint). The
+    /// strings and ids are unchanged either way; room made
     /// before the failure (in the index, say) may remain, within the
     /// limits.
     ///
