@@ -9,8 +9,11 @@
 //!   `large` (1M strings, about 57 MB of strings: beyond the 32 MiB L3).
 //! - `merge/8_threads/<method>`: combining 8 per-thread tables built from
 //!   slices of the profiler stream into an empty table: `merge` (sequential
-//!   reads, batched lookups) vs re-interning each table's strings one by
-//!   one and recording the remap.
+//!   reads, batched lookups), the same after `reserve` of the merged
+//!   table's strings (`merge_reserved`: known from the last period, in a
+//!   profiler; the tables share most strings, so their sum would be far
+//!   more), vs re-interning each table's strings one by one and recording
+//!   the remap.
 //! - `compact/100k_keep_10pct/<method>`: keeping every tenth id of a 100k
 //!   table: `compact` vs building a new table from the kept strings.
 //! - `period/steady/<policy>`: one export period of a continuous profiler
@@ -104,13 +107,26 @@ fn merge(c: &mut Criterion) {
     g.sample_size(10)
         .throughput(Throughput::Elements(total as u64));
     let fresh = || StringTable::builder().hasher(hasher.clone()).build();
+    let merge_all = |global: &mut StringTable<Fold>| {
+        for t in &threads {
+            black_box(global.merge(t));
+        }
+    };
     g.bench_function("merge", |b| {
+        b.iter_batched_ref(fresh, merge_all, BatchSize::LargeInput);
+    });
+    // What the merged table holds, as the last period's export would
+    // tell a profiler.
+    let mut merged = fresh();
+    merge_all(&mut merged);
+    let (strings, bytes) = (merged.len() - 1, merged.iter().map(str::len).sum());
+    drop(merged);
+    g.bench_function("merge_reserved", |b| {
         b.iter_batched_ref(
             fresh,
             |global| {
-                for t in &threads {
-                    black_box(global.merge(t));
-                }
+                global.reserve(strings, bytes);
+                merge_all(global);
             },
             BatchSize::LargeInput,
         );

@@ -797,9 +797,11 @@ impl<S: BuildHasher> StringTable<S> {
     /// [`Builder::capacity`] does for a new table: interning that many new
     /// strings afterwards allocates nothing more (strings of 65,512 bytes
     /// or more excepted). For a table about to grow by a known amount: the
-    /// next period's strings after [`clear`](Self::clear), or the tables
-    /// [`merge`](Self::merge)d into this one (which otherwise grow its
-    /// hash table and index step by step, re-hashing at each step).
+    /// next period's strings after [`clear`](Self::clear), or what the
+    /// tables [`merge`](Self::merge)d into this one will add (which
+    /// otherwise grows its hash table and index step by step, re-hashing
+    /// at each step; reserve for the strings they add, not the sum of
+    /// theirs, when they share strings).
     ///
     /// The id index and the hash table get room for `strings` more
     /// entries, and the arena room for their records in its current block
