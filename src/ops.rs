@@ -7,7 +7,7 @@ use core::hash::BuildHasher;
 use crate::arena::DEDICATED_MIN;
 use crate::error::Error;
 use crate::id::StringId;
-use crate::iter::Strings;
+use crate::iter::{Iter, Strings};
 use crate::prefetch::prefetch;
 use crate::remap::{IdSet, Remap};
 use crate::resolver::Resolver;
@@ -644,11 +644,28 @@ impl<S: BuildHasher> StringTable<S> {
         })?;
         remap.push(Some(StringId::EMPTY));
         // Ids 1.. of `other`, in order: sequential reads of its arena.
-        let done = self.intern_pipelined(
-            src.len() - 1,
-            |i| src.str_at(i + 1),
-            |_, id| remap.push(Some(id)),
-        );
+        let done = if self.beyond_caches() {
+            self.intern_pipelined(
+                src.len() - 1,
+                |i| src.str_at(i + 1),
+                |_, id| remap.push(Some(id)),
+            )
+        } else {
+            // The plain loop. The pipeline's groups, whose prefetches do
+            // nothing here, cost a cache-resident merge 14% more
+            // instructions (`benches/README.md`, session 36).
+            let mut done = Ok(());
+            for s in Iter::of(src).skip(1) {
+                match self.try_intern(s) {
+                    Ok(id) => remap.push(Some(id)),
+                    Err(e) => {
+                        done = Err((0, e));
+                        break;
+                    }
+                }
+            }
+            done
+        };
         match done {
             Ok(()) => Ok(remap),
             Err((_, error)) => Err(MergeError { remap, error }),

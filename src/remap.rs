@@ -53,6 +53,7 @@ impl Remap {
         Remap { map: Vec::new() }
     }
 
+    #[inline]
     pub(crate) fn push(&mut self, new: Option<StringId>) {
         self.map.push(new.unwrap_or(DROPPED));
     }
