@@ -651,10 +651,10 @@ impl<S: BuildHasher> StringTable<S> {
                 |_, id| remap.push(Some(id)),
             )
         } else {
-            // The plain loop. The pipeline's groups, whose prefetches do
-            // nothing here, cost a cache-resident merge 21% more
-            // instructions (114.4M against 94.2M, `benches/README.md`,
-            // session 36).
+            // The plain loop: the pipeline's groups (whose prefetches do
+            // nothing here) with an out-of-line `Remap::push` cost a
+            // cache-resident merge 21% more instructions (114.4M against
+            // 94.2M, `benches/README.md`, session 36).
             let mut done = Ok(());
             for s in Iter::of(src).skip(1) {
                 match self.try_intern(s) {
@@ -684,7 +684,9 @@ impl<S: BuildHasher> StringTable<S> {
     /// hash-table slots of group `g + 2` (hashed now, which also brings its
     /// input strings into the cache) are being fetched. Each level of a
     /// lookup's chain of dependent misses thus overlaps with other
-    /// lookups' misses. Below [`PREFETCH_MIN_BYTES`] it is the plain loop.
+    /// lookups' misses. Only for such tables: below [`PREFETCH_MIN_BYTES`]
+    /// the callers run the plain loop, as the groups cost instructions for
+    /// nothing there.
     fn intern_pipelined<'s>(
         &mut self,
         n: usize,
