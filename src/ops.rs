@@ -575,9 +575,11 @@ impl<S: BuildHasher> StringTable<S> {
     /// and returns the [`Remap`] from `other`'s ids to this table's.
     ///
     /// Faster than re-interning `other`'s strings one by one: `other` is
-    /// read in id order, sequentially through its arena, and the lookups go
+    /// read in id order, sequentially through its arena, into a remap
+    /// allocated once, and on tables beyond the CPU caches the lookups go
     /// through the batch pipeline of [`intern_batch`](Self::intern_batch),
-    /// so on large tables their cache misses overlap. Merging several
+    /// so that their cache misses overlap (criterion `merge/8_threads`,
+    /// cache-resident: 1.11x-1.26x re-interning's speed). Merging several
     /// tables, [`reserve`](Self::reserve) what the merged table will hold
     /// first (the last period's merged size, say), so that it grows once
     /// rather than step by step: the sum of the tables' sizes is far more
