@@ -144,7 +144,7 @@
 //! | [`get`](StringTable::get) | as a hit; never inserts |
 //! | [`resolve`](StringTable::resolve), `table[id]` | O(1): one index read, no hashing |
 //! | [`iter`](StringTable::iter) | O(1) per string, in id order, sequential in memory |
-//! | [`merge`](StringTable::merge) | as `intern_batch` of the other table's strings, read sequentially |
+//! | [`merge`](StringTable::merge) | as `intern` of the other table's strings, read in id order; on tables beyond the CPU caches, as `intern_batch` |
 //! | [`compact`](StringTable::compact) | O(len) bit tests, plus a hash and a copy per kept string; no lookups |
 //! | [`memory_usage`](StringTable::memory_usage), [`len`](StringTable::len) | O(1) |
 //! | [`clear`](StringTable::clear) | O(chunks + hash table buckets); keeps all memory |
