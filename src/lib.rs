@@ -90,10 +90,10 @@
 //!   with overhead); beyond it a chunk size is kept until the arena holds
 //!   [`CHUNK_GROWTH_RATIO`] times that size in all, so the number of
 //!   chunks grows with the logarithm of the bytes stored while the unused
-//!   tail of the last chunk stays a small fraction of the arena. A string of more than
-//!   about 64 KiB that does not fit the current chunk gets a chunk of its
-//!   own, sized to it (or an empty block left by `clear`), and the current
-//!   chunk stays open.
+//!   tail of the last chunk stays a small fraction of the arena. A string
+//!   of more than about 64 KiB that does not fit the current chunk gets a
+//!   chunk of its own, sized to it (or an empty block left by `clear`),
+//!   and the current chunk stays open.
 //! - **Nothing is freed per string.** Strings live until the table is
 //!   dropped or cleared; [`StringTable::shrink_to`] after a `clear` frees
 //!   the chunks a burst left behind.
