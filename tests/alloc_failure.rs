@@ -644,7 +644,9 @@ fn shrink_holding_strings() {
 /// made before the refusal kept, and once nothing is refused the room is
 /// all there: the strings it was made for allocate nothing.
 fn reserve_every_allocation_point() {
-    let (n, len) = (scaled(5_000, 60), 40);
+    // Under Miri too, more than a new table has room for: its first
+    // chunk (16 KiB) and hash table (448 strings) must grow.
+    let (n, len) = (scaled(5_000, 600), 40);
     let make = || {
         let mut t = Checked::new(StringTable::new());
         for i in 0..scaled(1_000, 20) {
