@@ -756,7 +756,7 @@ impl Arena {
             let capacity = bumpalo_chunk_capacity(capacity)
                 .filter(|&c| c <= MAX_ARENA_BYTES)
                 .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, capacity))?;
-            arena.normal_bytes = arena.add_chunk(capacity, None, usize::MAX)?;
+            arena.add_normal_chunk(capacity, usize::MAX)?;
             arena.cur = 1;
             arena.next_chunk = capacity.clamp(FIRST_CHUNK_CAPACITY, MAX_CHUNK_CAPACITY);
         }
@@ -1484,9 +1484,8 @@ impl Arena {
             bumpalo_chunk_capacity(size).unwrap_or(capacity)
         };
         let first = self.block_count();
-        let added = self.add_chunk(capacity, None, budget)?;
+        self.add_normal_chunk(capacity, budget)?;
         self.next_chunk = next;
-        self.normal_bytes += added;
         self.cur = first;
         Ok(())
     }
@@ -1549,9 +1548,7 @@ impl Arena {
             .and_then(bumpalo_chunk_capacity)
             .filter(|&c| c <= MAX_ARENA_BYTES)
             .ok_or_else(overflow)?;
-        let added = self.add_chunk(capacity, None, budget)?;
-        self.normal_bytes += added;
-        Ok(())
+        self.add_normal_chunk(capacity, budget)
     }
 
     /// An empty block of at least `size` bytes marked dedicated: a reused
@@ -1590,13 +1587,20 @@ impl Arena {
             && reset + exact + 2 * CHUNK_FOOTER_SIZE <= budget
         {
             let before = self.heap_bytes();
-            let added = self.add_chunk(BUMPALO_MIN_CHUNK, None, budget)?;
-            self.normal_bytes += added;
+            self.add_normal_chunk(BUMPALO_MIN_CHUNK, budget)?;
             budget = budget.saturating_sub(self.heap_bytes() - before);
         }
         let first = self.block_count();
         self.add_chunk(capacity, Some(size), budget)?;
         Ok(first)
+    }
+
+    /// [`add_chunk`](Self::add_chunk) of a chunk of normal blocks, counted
+    /// in `normal_bytes`.
+    fn add_normal_chunk(&mut self, capacity: usize, budget: usize) -> Result<(), Error> {
+        let added = self.add_chunk(capacity, None, budget)?;
+        self.normal_bytes += added;
+        Ok(())
     }
 
     /// Allocates a chunk of `capacity` usable bytes (or the smallest bumpalo

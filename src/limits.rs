@@ -134,6 +134,13 @@ impl Limits {
 }
 
 impl Limits {
+    /// The [`MemoryLimit`](ErrorKind::MemoryLimit) error of a step that
+    /// needed `bytes` more heap bytes than these limits left, naming the
+    /// byte limit.
+    pub(crate) fn memory_error(&self, bytes: usize) -> Error {
+        Error::new(ErrorKind::MemoryLimit, bytes).with_limit(self.get_max_bytes())
+    }
+
     /// A capacity hint of `strings` strings (besides `""`) of `bytes`
     /// bytes in all, cut to what these limits let a table hold: at most
     /// `max_strings - 1` strings, with `bytes` scaled down in proportion

@@ -909,9 +909,7 @@ impl<S: BuildHasher> StringTable<S> {
         }
         let cost = (entries - cap).saturating_mul(ENTRY_BYTES);
         if cost > *budget {
-            return Err(
-                Error::new(ErrorKind::MemoryLimit, cost).naming_limit(self.limits.get_max_bytes())
-            );
+            return Err(self.limits.memory_error(cost));
         }
         self.store
             .try_reserve_index(entries - self.store.len())
@@ -934,9 +932,7 @@ impl<S: BuildHasher> StringTable<S> {
             return Ok(());
         }
         if cost > *budget {
-            return Err(
-                Error::new(ErrorKind::MemoryLimit, cost).naming_limit(self.limits.get_max_bytes())
-            );
+            return Err(self.limits.memory_error(cost));
         }
         let before = self.table.allocation_size();
         self.table = self

@@ -1275,7 +1275,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
             // group of trailing control bytes and alignment.
             let bound = before.saturating_mul(2).saturating_add(128);
             if bound > budget {
-                return (Err(self.limit_error(bound)), 0);
+                return (Err(self.limits.memory_error(bound)), 0);
             }
             let grown = shard
                 .grow_table(&self.hasher, shard.table.capacity() + 1)
@@ -1319,7 +1319,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
             }
             let bytes = segment_bytes(k);
             if bytes > budget {
-                return (Err(self.limit_error(bytes)), 0);
+                return (Err(self.limits.memory_error(bytes)), 0);
             }
             match self.index.install(k) {
                 Ok(()) => (Ok(()), bytes),
@@ -1346,10 +1346,6 @@ impl<S> SharedStringTable<S> {
         let (result, added) = f(budget);
         self.memory.store(used + added, Ordering::Relaxed);
         result
-    }
-
-    fn limit_error(&self, bytes: usize) -> Error {
-        Error::new(ErrorKind::MemoryLimit, bytes).with_limit(self.limits.get_max_bytes())
     }
 
     /// The string of `id`, or `None` if no thread has received `id` from
