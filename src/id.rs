@@ -81,6 +81,37 @@ impl fmt::Debug for StringId {
     }
 }
 
+/// The raw value, as an encoded profile writes it.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(strtab::StringId::from_u32(7).to_string(), "7");
+/// ```
+impl fmt::Display for StringId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+/// [`StringId::from_u32`]: any raw value makes an id; a table that never
+/// gave it out resolves it to `None`.
+///
+/// # Examples
+///
+/// ```
+/// use strtab::StringId;
+///
+/// assert_eq!(StringId::from(0), StringId::EMPTY);
+/// assert_eq!(strtab::StringTable::new().resolve(StringId::from(5)), None);
+/// ```
+impl From<u32> for StringId {
+    #[inline]
+    fn from(raw: u32) -> StringId {
+        StringId(raw)
+    }
+}
+
 impl From<StringId> for u32 {
     #[inline]
     fn from(id: StringId) -> u32 {
