@@ -652,26 +652,19 @@ impl<S: BuildHasher> StringTable<S> {
                 |i| src.str_at(i + 1),
                 |_, id| remap.push(Some(id)),
             )
+            .map_err(|(_, error)| error)
         } else {
             // The plain loop: the pipeline's groups (whose prefetches do
             // nothing here) with an out-of-line `Remap::push` cost a
             // cache-resident merge 21% more instructions (114.4M against
             // 94.2M, `benches/README.md`, session 36).
-            let mut done = Ok(());
-            for s in Iter::of(src).skip(1) {
-                match self.try_intern(s) {
-                    Ok(id) => remap.push(Some(id)),
-                    Err(e) => {
-                        done = Err((0, e));
-                        break;
-                    }
-                }
-            }
-            done
+            Iter::of(src)
+                .skip(1)
+                .try_for_each(|s| self.try_intern(s).map(|id| remap.push(Some(id))))
         };
         match done {
             Ok(()) => Ok(remap),
-            Err((_, error)) => Err(MergeError { remap, error }),
+            Err(error) => Err(MergeError { remap, error }),
         }
     }
 
@@ -752,13 +745,12 @@ impl<S: BuildHasher> StringTable<S> {
     /// Starts loading the hash-table control bytes and slots that the
     /// lookups of `group` start from (hashbrown stores bucket `i` at
     /// `ctrl - (i + 1) * SLOT_BYTES` and probes from `hash & mask`);
-    /// a wrong guess costs only a useless prefetch. Nothing below
-    /// [`PREFETCH_MIN_BYTES`].
+    /// a wrong guess costs only a useless prefetch. Only on a table beyond
+    /// the caches: [`intern_pipelined`](Self::intern_pipelined)'s callers
+    /// check, and a table only grows while it runs.
     #[inline(never)]
     fn prefetch_slots(&self, group: &[(u64, &str)]) {
-        if !self.beyond_caches() {
-            return;
-        }
+        debug_assert!(self.beyond_caches());
         let Some((ctrl, mask)) = self.table_ctrl() else {
             return;
         };
@@ -774,9 +766,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// [`prefetch_slots`](Self::prefetch_slots) a round earlier).
     #[inline(never)]
     fn prefetch_records(&self, group: &[(u64, &str)]) {
-        if !self.beyond_caches() {
-            return;
-        }
+        debug_assert!(self.beyond_caches());
         for &(hash, _) in group {
             if let Some(e) = self.table.iter_hash(hash).next() {
                 prefetch(self.store.arena.record_addr(e.loc()));
