@@ -711,13 +711,15 @@ unsafe impl Sync for Arena {}
 // `Bump`'s `Cell`s, which make the arena neither `RefUnwindSafe` nor (its
 // blocks borrowing the `Bump`) `UnwindSafe`, are never touched through
 // `&self`, so a panic cannot leave a shared arena half-changed; and no
-// `&mut self` method runs caller code or panics on any input its callers
-// pass (only on a broken internal invariant), so one that unwinds does
-// not leave it half-changed either. The tables' own changes (a record,
-// then an index entry and a hash slot) are ordered so that a panic in the
-// only caller code they run, a user `BuildHasher`, leaves them as they
-// were (tested: `hasher_panic_*` in `src/shared/mod.rs`,
-// `a_panicking_hasher_leaves_the_table_usable` in `src/table.rs`).
+// `&mut self` method runs caller code (but `push_in_place_with`'s
+// crate-internal id closure, called before anything is written) or panics
+// on any input its callers pass (only on a broken internal invariant), so
+// one that unwinds does not leave it half-changed either. The tables' own
+// changes (a record, then an index entry and a hash slot) are ordered so
+// that a panic in the only caller code they run, a user `BuildHasher`,
+// leaves them as they were (tested: `hasher_panic_*` in
+// `src/shared/mod.rs`, `a_panicking_hasher_leaves_the_table_usable` in
+// `src/table.rs`).
 impl core::panic::RefUnwindSafe for Arena {}
 impl core::panic::UnwindSafe for Arena {}
 
@@ -916,7 +918,9 @@ impl Arena {
     /// since the last `clear` (or 0) and the length byte `push` wrote in
     /// that record ([`tag_of`] of its string's length): the comparison
     /// reads `s.len()` bytes of a short record without checking them
-    /// against the record's own length byte.
+    /// against the record's own length byte. With `LONG` false, `s` must
+    /// be shorter than [`LONG_LEN`] bytes, or its length, truncated to the
+    /// filter's byte, could pass a shorter record.
     #[inline(always)]
     pub(crate) unsafe fn probe<'a, const LONG: bool, T, R>(
         &'a self,

@@ -201,7 +201,10 @@
 //! - the hash-table probe reading candidates' records through the
 //!   locations in the table's slots (`table::find_probed`, calling the
 //!   arena's `probe`): every slot is made from a location the arena
-//!   returned for the string it stored there;
+//!   returned for the string it stored there; its form for strings
+//!   under 255 bytes filters candidates by the length as a byte, so its
+//!   callers (`try_intern`, `get`, the batch's loop) promise that the
+//!   string is that short, as they have just tested;
 //! - a prefetch hint for [`StringTable::intern_batch`] (a no-op under
 //!   Miri and off x86-64);
 //! - `unsafe impl Sync for Arena` (so `StringTable`, `Iter` and `Resolver`

@@ -326,10 +326,12 @@ fn batch_plain<T: AsRef<str>>(
 
 /// [`batch_plain`] through the recent-slice cache: a short string (see
 /// `is_short`) passed again by the same slice as a recent one of the
-/// batch takes that one's id; other short strings go to `short`, `""`
-/// and long strings to `other`, both given `table`. Each is called in one
-/// place, so that it is inlined once. Returns how many strings the cache
-/// was asked and how many it answered, for [`RecentRest::record`].
+/// batch takes that one's id; other short strings go to `short` (and
+/// only those: `StringTable`'s `short` relies on it for its unchecked
+/// probe), `""` and long strings to `other`, both given `table`. Each is
+/// called in one place, so that it is inlined once. Returns how many
+/// strings the cache was asked and how many it answered, for
+/// [`RecentRest::record`].
 #[inline(always)]
 fn batch_recent<C: ?Sized, T: AsRef<str>>(
     table: &mut C,
@@ -476,6 +478,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// register allocation, and the plain loop's strings cost 2-4% more
     /// instructions.
     #[inline(never)]
+    #[allow(unsafe_code)]
     fn intern_recent<T: AsRef<str>>(
         &mut self,
         strings: &[T],
@@ -491,7 +494,9 @@ impl<S: BuildHasher> StringTable<S> {
             ids,
             |table, s| {
                 let hash = hash_str(&table.hasher, s);
-                match table.find_short(hash, s) {
+                // SAFETY: `batch_recent` gives this closure only short
+                // strings (`is_short`).
+                match unsafe { table.find_short(hash, s) } {
                     Some(id) => Ok(id),
                     None => table.insert_new(hash, s),
                 }

@@ -205,6 +205,15 @@ impl Store {
         while i < back {
             let run = self.arena.run(locs[i].loc(), stop);
             let run_locs = &locs[i..i + run.len];
+            // The reads below add the run's bias to each location: every
+            // entry of the run must be in the block of its first (the
+            // arena's ids say so, `Arena::run`).
+            debug_assert!(
+                run_locs
+                    .iter()
+                    .all(|e| e.loc_and_block().1 == run_locs[0].loc_and_block().1),
+                "a run's records lie in one block"
+            );
             // `for` loops (a pointer walk): `Iter::fold`'s index-based loop
             // kept the block's bias in a stack slot.
             if run.long {

@@ -124,6 +124,7 @@ pub(crate) fn find_slot(table: &HashTable<Slot>, arena: &Arena, hash: u64, s: &s
 /// record's address, for the hint cache). Each caller's `hit` is inlined
 /// into its own copy, so the table's copy reads the id inside the probe.
 #[inline(always)]
+#[allow(unsafe_code)]
 pub(crate) fn find_slot_with<'a, R>(
     table: &HashTable<Slot>,
     arena: &'a Arena,
@@ -134,7 +135,8 @@ pub(crate) fn find_slot_with<'a, R>(
     if s.len() >= LONG_LEN {
         return find_long_slot_outlined(table, arena, hash, s, hit);
     }
-    find_probed::<false, R>(table, arena, hash, s, hit)
+    // SAFETY: `s` is shorter than `LONG_LEN` bytes (tested above).
+    unsafe { find_probed::<false, R>(table, arena, hash, s, hit) }
 }
 
 /// [`find_probed`] of a long string, out of the common path (`#[cold]`
@@ -142,6 +144,7 @@ pub(crate) fn find_slot_with<'a, R>(
 /// table's one-thread stream ran 0.9 more instructions per intern).
 #[cold]
 #[inline(never)]
+#[allow(unsafe_code)]
 fn find_long_slot_outlined<'a, R>(
     table: &HashTable<Slot>,
     arena: &'a Arena,
@@ -149,15 +152,23 @@ fn find_long_slot_outlined<'a, R>(
     s: &str,
     hit: fn(Found<'a>) -> R,
 ) -> Option<R> {
-    find_probed::<true, R>(table, arena, hash, s, hit)
+    // SAFETY: `find_probed::<true>` has no requirement on `s`.
+    unsafe { find_probed::<true, R>(table, arena, hash, s, hit) }
 }
 
 /// [`find_slot_with`] of a string that `LONG` says is of [`LONG_LEN`]
 /// bytes or more, or shorter: [`Arena::probe`], then, if its candidate is
 /// another string, every candidate compared in full.
+///
+/// # Safety
+///
+/// With `LONG` false, `s` must be shorter than [`LONG_LEN`] bytes: the
+/// probe would filter candidates by its length truncated to a byte and
+/// read `s.len()` bytes of a shorter record. (With `LONG` true, a short
+/// `s` only misses: a long candidate's own length is compared first.)
 #[inline(always)]
 #[allow(unsafe_code)]
-fn find_probed<'a, const LONG: bool, R>(
+unsafe fn find_probed<'a, const LONG: bool, R>(
     table: &HashTable<Slot>,
     arena: &'a Arena,
     hash: u64,
@@ -167,7 +178,8 @@ fn find_probed<'a, const LONG: bool, R>(
     // SAFETY: every slot of a table is made by `Slot::of` from a location
     // `Arena::push` returned and the string it stored there, or copied
     // from the id index, whose entries are made the same way; tables and
-    // index are emptied with the arena (`clear`, `shrink_to`).
+    // index are emptied with the arena (`clear`, `shrink_to`). `LONG`
+    // matches `s` as `probe` requires (this function's own contract).
     let probe = unsafe {
         arena.probe::<LONG, _, _>(
             table,
@@ -725,6 +737,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// # Ok::<(), strtab::Error>(())
     /// ```
     #[inline(always)]
+    #[allow(unsafe_code)]
     pub fn try_intern(&mut self, s: &str) -> Result<StringId, Error> {
         // One test sends both `""` and long strings off the common path.
         if !is_short(s) {
@@ -736,7 +749,8 @@ impl<S: BuildHasher> StringTable<S> {
             return self.intern_long(s);
         }
         let hash = hash_str(&self.hasher, s);
-        match self.find_short(hash, s) {
+        // SAFETY: `s` is short (tested above).
+        match unsafe { self.find_short(hash, s) } {
             Some(id) => Ok(id),
             None => self.insert_new(hash, s),
         }
@@ -767,6 +781,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// ```
     #[inline(always)]
     #[must_use]
+    #[allow(unsafe_code)]
     pub fn get(&self, s: &str) -> Option<StringId> {
         if !is_short(s) {
             if s.is_empty() {
@@ -774,7 +789,8 @@ impl<S: BuildHasher> StringTable<S> {
             }
             return self.find_long(hash_str(&self.hasher, s), s);
         }
-        self.find_short(hash_str(&self.hasher, s), s)
+        // SAFETY: `s` is short (tested above).
+        unsafe { self.find_short(hash_str(&self.hasher, s), s) }
     }
 
     /// Whether the table holds `s`.
@@ -951,17 +967,26 @@ impl<S: BuildHasher> StringTable<S> {
 
     /// [`find`](Self::find) of a string known to be shorter than
     /// [`LONG_LEN`] bytes.
+    ///
+    /// # Safety
+    ///
+    /// `s` must be shorter than [`LONG_LEN`] bytes (as [`is_short`]
+    /// tests), as for `find_probed::<false>`.
     #[inline(always)]
-    pub(crate) fn find_short(&self, hash: u64, s: &str) -> Option<StringId> {
-        find_probed::<false, _>(&self.table, &self.store.arena, hash, s, Found::id)
+    #[allow(unsafe_code)]
+    pub(crate) unsafe fn find_short(&self, hash: u64, s: &str) -> Option<StringId> {
+        // SAFETY: the caller's guarantee.
+        unsafe { find_probed::<false, _>(&self.table, &self.store.arena, hash, s, Found::id) }
             .map(StringId::from_u32)
     }
 
     /// [`find`](Self::find) of a string of [`LONG_LEN`] bytes or more, out
     /// of the callers' loops.
     #[inline(never)]
+    #[allow(unsafe_code)]
     fn find_long(&self, hash: u64, s: &str) -> Option<StringId> {
-        find_probed::<true, _>(&self.table, &self.store.arena, hash, s, Found::id)
+        // SAFETY: `find_probed::<true>` has no requirement on `s`.
+        unsafe { find_probed::<true, _>(&self.table, &self.store.arena, hash, s, Found::id) }
             .map(StringId::from_u32)
     }
 
