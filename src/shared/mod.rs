@@ -1350,7 +1350,12 @@ impl<S> SharedStringTable<S> {
 
     /// The string of `id`, or `None` if no thread has received `id` from
     /// this table. Takes no lock and never waits for a writer: an id that
-    /// any thread received resolves in every thread it is handed to.
+    /// any thread received resolves in every thread it is handed to
+    /// through something that orders the handing over (a channel, a lock,
+    /// a join, an atomic stored with `Release` and loaded with `Acquire`).
+    /// An id passed through a `Relaxed` atomic, or guessed from
+    /// [`len`](Self::len), may not be published yet there: `resolve` is
+    /// then `None` (and indexing the table panics), never a wrong string.
     ///
     /// # Examples
     ///

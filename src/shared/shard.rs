@@ -298,6 +298,43 @@ mod tests {
         }
     }
 
+    /// The hint cache reads a record through its block's bias, which the
+    /// locked insertion's slow path (`SharedStringTable::insert_slow`,
+    /// `Arena::push`) publishes; the fast path (`insert_new`'s
+    /// `push_in_place_with`) publishes nothing, so a shard's arena must
+    /// never give a block its first record in place (a hinted hit would
+    /// read through a null bias). Strings of every form, in-place pushes
+    /// tried first at every step: short, long, ones that spill into the
+    /// next block, ones with dedicated blocks, across chunk growth.
+    #[test]
+    fn in_place_pushes_never_open_a_block() {
+        let lens = [
+            1, 10, 254, 255, 256, 1000, 4000, 40_000, 3, 60_000, 5, 70_000, 2, 300_000, 7,
+        ];
+        let n = if cfg!(miri) { 20 } else { 600 };
+        for (strings, bytes) in [(0, 0), (64, 10_000), (0, 200_000)] {
+            let mut shard = Shard::with_capacity(strings, bytes).unwrap();
+            let arena = &mut shard.arena;
+            let block = |loc: crate::arena::Loc| loc >> crate::arena::LOCAL_BITS;
+            let mut opened = std::collections::HashSet::new();
+            for i in 0..n {
+                let s = format!("{i}{}", "x".repeat(lens[i % lens.len()]));
+                let id = u32::try_from(i).unwrap();
+                if let Some(loc) = arena.push_in_place(&s, id) {
+                    assert!(
+                        opened.contains(&block(loc)),
+                        "string {i} ({} bytes) opened block {} in place ({strings}, {bytes})",
+                        s.len(),
+                        block(loc)
+                    );
+                } else {
+                    let loc = arena.push(&s, id, usize::MAX).unwrap();
+                    opened.insert(block(loc));
+                }
+            }
+        }
+    }
+
     /// Short strings that differ in a few bytes, as label values and
     /// thread names do, spread over the shards as a random split would,
     /// whatever the hasher's seed: the fullest of 4 shards holds at most
