@@ -428,7 +428,7 @@ fn shared(streams: &[Vec<&str>], iters: u64) -> Duration {
     timed(
         iters,
         streams,
-        strtab::SharedStringTable::new,
+        || setup::with_bench_shards(strtab::SharedStringTable::builder()).build(),
         |t, stream| {
             for s in stream {
                 black_box(t.intern(s));
@@ -715,7 +715,7 @@ impl Source {
 /// Checks that the shared table hands out one id per string and dense
 /// ids on this workload, so the benchmark measures a correct run.
 fn check(streams: &[Vec<&str>]) {
-    let table = strtab::SharedStringTable::new();
+    let table = setup::with_bench_shards(strtab::SharedStringTable::builder()).build();
     let ids: Vec<Vec<strtab::StringId>> = std::thread::scope(|scope| {
         let workers: Vec<_> = streams
             .iter()

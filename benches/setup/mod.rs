@@ -704,9 +704,22 @@ pub fn strtab_new() -> strtab::StringTable<Fold> {
 /// `Shared::<Fold>::new`.
 #[inline]
 pub fn shared_new() -> strtab::SharedStringTable<Fold> {
-    strtab::SharedStringTable::builder()
-        .hasher(Fold::default())
-        .build()
+    with_bench_shards(strtab::SharedStringTable::builder().hasher(Fold::default())).build()
+}
+
+/// `builder` with the shard count of `STRTAB_SHARDS` (a power of two), if
+/// set, else the default one: every `SharedStringTable` the benchmarks
+/// build goes through here, so that one run can compare shard counts.
+pub fn with_bench_shards<H: BuildHasher>(
+    builder: strtab::SharedBuilder<H>,
+) -> strtab::SharedBuilder<H> {
+    match std::env::var("STRTAB_SHARDS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+    {
+        Some(shards) => builder.shards(shards),
+        None => builder,
+    }
 }
 
 /// The two strtab tables as [`replay_batch`] and [`replay_loop`] drive
@@ -861,16 +874,11 @@ pub struct Shared<H>(pub strtab::SharedStringTable<H>);
 
 impl<H: BuildHasher + Default> Interner for Shared<H> {
     fn new() -> Self {
-        Shared(
-            strtab::SharedStringTable::builder()
-                .hasher(H::default())
-                .build(),
-        )
+        Shared(with_bench_shards(strtab::SharedStringTable::builder().hasher(H::default())).build())
     }
     fn with_capacity(strings: usize, bytes: usize) -> Self {
         Shared(
-            strtab::SharedStringTable::builder()
-                .hasher(H::default())
+            with_bench_shards(strtab::SharedStringTable::builder().hasher(H::default()))
                 .capacity(strings, bytes)
                 .build(),
         )

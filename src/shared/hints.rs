@@ -19,7 +19,7 @@
 //! ([`Hints::publish_block`], once per block, before any hint names it):
 //! the record is the bias plus the location. A hit so reads the entry,
 //! the block's bias (an array of 2 KiB per shard, whose used part stays
-//! in L1),
+//! in L1; the arrays staggered across the L1's sets, see [`BlockBases`]),
 //! then the record, which holds the string and its id: two loads that can
 //! miss, as a `StringTable` hit (the hash slot, then the record). A
 //! level's set mask sits in its header and a static empty level stands in
@@ -111,12 +111,27 @@ const TAG_BITS: u32 = u32::BITS - PAYLOAD_BITS;
 pub(crate) const HINTED_BLOCKS: usize = 1 << (PAYLOAD_BITS - LOCAL_BITS);
 
 /// One shard's block biases (see [`Hints::publish_block`]), null until
-/// published; on cache lines of their own.
+/// published; on cache lines of their own, then one line of padding.
+///
+/// The padding staggers the shards' arrays: 33 lines apart, the biases of
+/// the shards' first blocks, which a small table's hits all read, fall in
+/// different sets of the L1 (64 sets of 64-byte lines, whose set is
+/// address bits 6 to 11). Without it (until 2026-12-06) they were 2 KiB
+/// apart, in only two sets, which hold 8 lines each on x86 cores: with 16
+/// shards or more, a hit's bias load missed the L1 on most calls
+/// (callgrind's cache simulation of one thread replaying the Go
+/// profile's intern calls, `benches/README.md`: L1 data read misses
+/// 299k -> 243k at 16 shards, 440k -> 264k at 64, against 243k -> 238k
+/// at 8 and `StringTable`'s 183k). A block-major array (the biases of
+/// block `b` of every shard side by side) saved a little more at 64
+/// shards (240k) but cost three instructions per hit (a multiply by the
+/// shard count where this is a constant one).
 #[repr(C, align(64))]
-pub(crate) struct BlockBases([AtomicPtr<u8>; HINTED_BLOCKS]);
+pub(crate) struct BlockBases([AtomicPtr<u8>; HINTED_BLOCKS], [u8; 64]);
 
 // SAFETY: an array of `AtomicPtr`s, each with the representation of a
-// pointer, for which all-zero bytes are null (not published).
+// pointer, for which all-zero bytes are null (not published), then bytes,
+// any value of which is valid.
 unsafe impl Zeroable for BlockBases {}
 
 /// log2 of the entries of level 0.

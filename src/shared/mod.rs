@@ -285,12 +285,12 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// all, reached at 16Ki strings: 8 KiB from the first string, 40 KiB from
 /// 512, 168 KiB from 2Ki, with up to 512 shards; a level has at least a
 /// set per shard, so with 513 to 1,024 shards the first level is skipped:
-/// 32 KiB from the first string, at most 672 KiB; and 2 KiB per shard for
-/// the block biases), and
+/// 32 KiB from the first string, at most 672 KiB; and 2,112 bytes per
+/// shard for the block biases), and
 /// the unused tails of each shard's arena chunks. Until its first string a
 /// shard holds only its lock with the shard's bookkeeping (256 bytes), its
-/// arena's bookkeeping (80 bytes) and its block biases (2 KiB): 2,384
-/// bytes; then it has its own arena chunk (4 KiB at first) and hash table
+/// arena's bookkeeping (80 bytes) and its block biases (2,112 bytes):
+/// 2,448 bytes; then it has its own arena chunk (4 KiB at first) and hash table
 /// too. [`memory_usage`](Self::memory_usage) counts all of it. Not part
 /// of any table: the process-wide parking table that `parking_lot` (the
 /// growth lock, and the shard locks' sleepers) allocates the first time a
@@ -513,7 +513,7 @@ impl<S: BuildHasher> SharedBuilder<S> {
 
     /// Sets the number of shards, rounded up to a power of two between 1
     /// and 1024. More shards make two threads less likely to want the same
-    /// lock at once; each shard costs 2,384 bytes (its lock with its
+    /// lock at once; each shard costs 2,448 bytes (its lock with its
     /// bookkeeping, its arena's bookkeeping and the hint cache's block
     /// biases), and each shard that holds a string an arena chunk and a
     /// hash table too.
