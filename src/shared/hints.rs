@@ -73,9 +73,9 @@
 //!
 //! The cache grows with the table in levels of 4x (2K, 8K, 32K, 128K
 //! entries: 8 KiB to 512 KiB), switched to when the table holds more
-//! strings than a quarter of the current level's entries (half for the
-//! 32K level; checked when a power-of-two id is given out, so at 512,
-//! 2Ki and 16Ki strings: see [`level_fill`]). The thread that installs a
+//! strings than half the current level's entries (checked when a
+//! power-of-two id is given out, so at 1Ki, 4Ki and 16Ki strings: see
+//! [`level_fill`]). The thread that installs a
 //! level then carries the old level's hints over ([`Hints::carry_over`]:
 //! each hint re-hashed from its record, at most the old level's 32Ki
 //! entries (16Ki strings, some twice if two threads put the same one),
@@ -146,25 +146,30 @@ const fn level_len(k: usize) -> usize {
     1 << (FIRST_BITS + 2 * k as u32)
 }
 
-/// Strings a table may hold while it uses level `k` (not the last): a
-/// quarter of the level's entries, half for the level before the last.
+/// Strings a table may hold while it uses level `k` (not the last): half
+/// the level's entries.
+///
 /// A 4-way set takes four strings, so the fuller the level, the more
-/// strings its full sets turn away to the shard's lock. At up to one
-/// string per entry (until 2026-12-03) one thread of the concurrent
-/// benchmark's stream (100k strings) locked on 135.6k of 1M interns,
-/// 117.5k now (100k of them insertions), and the simulated profile's
-/// calls (3,941 strings) on 7,479 of 2.3M, 4,442 now (callgrind call
-/// counts). Two threads, whose locked calls move the shard's lines
-/// between them, gained 8% to 13% (`benches/README.md`, session 16).
-/// The memory is the same at 100k strings (the last level is never
-/// left); the full cache (680 KiB) arrives at 16Ki strings instead of
-/// 32Ki, the 32K-entry level at 2Ki instead of 8Ki.
+/// strings its full sets turn away to the shard's lock; the emptier, the
+/// more of the L1 a small table's hits spread over (one set per string,
+/// four sets per cache line). At up to one string per entry (until
+/// 2026-12-03) one thread of the concurrent benchmark's stream (100k
+/// strings) locked on 135.6k of 1M interns, and the simulated profile's
+/// calls (3,941 strings) on 7,479 of 2.3M; at a quarter (half for the
+/// 32K level, until 2026-12-06) on 117.5k and 4,442, but the Go profile's
+/// 840 strings then sat in the 32 KiB level, the whole L1, where a
+/// `StringTable`'s slots and control bytes take 6 KiB. At half, callgrind's
+/// cache simulation (one thread, `profile replay-X strtab-shared`) counts
+/// L1 data read misses of 238k -> 214k on the Go profile's calls (886 ->
+/// 1,473 locked calls of 477k), 3.89M -> 3.77M on the simulated
+/// profile's (`StringTable`: 183k and 3.81M), and one thread of the
+/// concurrent benchmark on the simulated profile took 1.116x
+/// `StringTable`'s time instead of 1.173x (medians of five alternated
+/// runs; the Go profile 1.167x against 1.175x). The memory is the same at
+/// 100k strings (the last level is never left); the full cache (680 KiB)
+/// arrives at 16Ki strings either way.
 pub(crate) const fn level_fill(k: usize) -> usize {
-    if k + 2 < LEVELS {
-        level_len(k) / 4
-    } else {
-        level_len(k) / 2
-    }
+    level_len(k) / 2
 }
 
 /// Sets of level `k`, after its header set.

@@ -133,9 +133,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   cache from the hash to the string's record (a tagged 4-byte location
 ///   in the shard's arena, added to the base of its block, which each
 ///   shard publishes for its first 256 blocks; growing with the table to
-///   128Ki entries, each level left once the table holds a quarter as
-///   many strings as it has entries, half for the 32Ki one, so that few
-///   sets are full); the record holds the bytes, compared with the
+///   128Ki entries, each level left once the table holds half as many
+///   strings as it has entries, so that few sets are full); the record holds the bytes, compared with the
 ///   string, and the id, so a hit reads the hint, the block base (in L1)
 ///   and the record, like a `StringTable` hit reads a hash slot and the
 ///   record. A hint that is missing or stale only sends the
@@ -283,7 +282,7 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// address instead of a 5-byte location and length, and up to half of
 /// the newest index segment unused), the hint cache (at most 680 KiB in
 /// all, reached at 16Ki strings: 8 KiB from the first string, 40 KiB from
-/// 512, 168 KiB from 2Ki, with up to 512 shards; a level has at least a
+/// 1Ki, 168 KiB from 4Ki, with up to 512 shards; a level has at least a
 /// set per shard, so with 513 to 1,024 shards the first level is skipped:
 /// 32 KiB from the first string, at most 672 KiB; and 2,112 bytes per
 /// shard for the block biases), and
@@ -1571,7 +1570,7 @@ mod tests {
             .hasher(armed.clone())
             .build();
         // Its second intern, a locked hit once level 0 exists, hints it;
-        // level 1's carry-over (at 512 strings) keeps it.
+        // level 1's carry-over (at 1Ki strings) keeps it.
         table.intern("boom");
         table.intern("boom");
         let mut i = 0;
