@@ -30,7 +30,7 @@ pub(crate) use frozen::Frozen;
 use hints::{Hints, bases_bytes, level_bytes};
 use index::{Index, segment_bytes};
 use lock::{ShardGuard, ShardMutex};
-use shard::{ProbeHint, Shard, hash_of};
+use shard::{ProbeHint, Shard, hash_of, shard_index};
 
 use crate::arena::{self, Arena};
 use crate::error::{Error, ErrorKind};
@@ -1090,7 +1090,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// its probe hint.
     #[inline(always)]
     fn cell(&self, bits: usize) -> &ShardCell {
-        let i = bits & self.shard_mask;
+        let i = shard_index(bits, self.shard_mask);
         debug_assert!(i < self.shards.len());
         // SAFETY: `shard_mask` is `shards.len() - 1`, the length a power of
         // two (`try_build`), and neither changes, so `i < shards.len()`.
