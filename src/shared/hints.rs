@@ -125,8 +125,8 @@ pub(crate) const HINTED_BLOCKS: usize = 1 << (PAYLOAD_BITS - LOCAL_BITS);
 /// 299k -> 243k at 16 shards, 440k -> 264k at 64, against 243k -> 238k
 /// at 8 and `StringTable`'s 183k). A block-major array (the biases of
 /// block `b` of every shard side by side) saved a little more at 64
-/// shards (240k) but cost three instructions per hit (a multiply by the
-/// shard count where this is a constant one).
+/// shards (240k) but cost three instructions per hit (the block number
+/// times the shard count, plus the shard).
 #[repr(C, align(64))]
 pub(crate) struct BlockBases([AtomicPtr<u8>; HINTED_BLOCKS], [u8; 64]);
 

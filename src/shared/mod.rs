@@ -134,10 +134,10 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   in the shard's arena, added to the base of its block, which each
 ///   shard publishes for its first 256 blocks; growing with the table to
 ///   128Ki entries, each level left once the table holds half as many
-///   strings as it has entries, so that few sets are full); the record holds the bytes, compared with the
-///   string, and the id, so a hit reads the hint, the block base (in L1)
-///   and the record, like a `StringTable` hit reads a hash slot and the
-///   record. A hint that is missing or stale only sends the
+///   strings as it has entries, so that few sets are full); the record
+///   holds the bytes, compared with the string, and the id, so a hit
+///   reads the hint, the block base (in L1) and the record, like a
+///   `StringTable` hit reads a hash slot and the record. A hint that is missing or stale only sends the
 ///   lookup on to the shard's hash table, which stays the authority;
 ///   `intern`'s lookups there refresh the hints (`get`'s do not: it
 ///   writes nothing). Only a shard's first 256 blocks
