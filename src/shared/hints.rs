@@ -93,6 +93,7 @@
 
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
+use super::shard::shard_index;
 use super::zeroed::{Zeroable, zeroed_slice};
 use crate::arena::{LOCAL_BITS, Loc};
 use crate::error::{Error, ErrorKind};
@@ -408,9 +409,7 @@ impl Hints {
         // `shard::hash_of`), masked but not shifted.
         let offset = (bits & self.shard_offset_mask) * self.shard_stride;
         let block = (loc >> LOCAL_BITS) as usize;
-        debug_assert!(
-            offset / size_of::<BlockBases>() == super::shard::shard_index(bits, self.shard_mask)
-        );
+        debug_assert!(offset / size_of::<BlockBases>() == shard_index(bits, self.shard_mask));
         debug_assert!(block < HINTED_BLOCKS);
         // SAFETY: `bases` has `shard_mask + 1` arrays (`new`), and `offset`
         // is `shard * size_of::<BlockBases>()` for a `shard` at most
@@ -539,7 +538,7 @@ impl Hints {
                 // is the one that chose the shard unless the user's
                 // hasher gives a string another hash than before (a logic
                 // error, but safe code): then the hint is dropped.
-                if ((bits >> SET_SHIFT) ^ i) & self.shard_mask != 0 {
+                if shard_index(bits, self.shard_mask) != i & self.shard_mask {
                     continue;
                 }
                 let set = new.set(bits);

@@ -137,8 +137,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   strings as it has entries, so that few sets are full); the record
 ///   holds the bytes, compared with the string, and the id, so a hit
 ///   reads the hint, the block base (in L1) and the record, like a
-///   `StringTable` hit reads a hash slot and the record. A hint that is missing or stale only sends the
-///   lookup on to the shard's hash table, which stays the authority;
+///   `StringTable` hit reads a hash slot and the record. A hint that is
+///   missing or stale only sends the lookup on to the shard's hash
+///   table, which stays the authority;
 ///   `intern`'s lookups there refresh the hints (`get`'s do not: it
 ///   writes nothing). Only a shard's first 256 blocks
 ///   (about 14 MiB of strings per shard, its first chunks being smaller
@@ -289,8 +290,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// the unused tails of each shard's arena chunks. Until its first string a
 /// shard holds only its lock with the shard's bookkeeping (256 bytes), its
 /// arena's bookkeeping (80 bytes) and its block biases (2,112 bytes):
-/// 2,448 bytes; then it has its own arena chunk (4 KiB at first) and hash table
-/// too. [`memory_usage`](Self::memory_usage) counts all of it. Not part
+/// 2,448 bytes; then it has its own arena chunk (4 KiB at first) and hash
+/// table too. [`memory_usage`](Self::memory_usage) counts all of it. Not part
 /// of any table: the process-wide parking table that `parking_lot` (the
 /// growth lock, and the shard locks' sleepers) allocates the first time a
 /// thread sleeps on a contended lock, about 1 KiB for a few threads, kept
