@@ -1277,8 +1277,14 @@ impl<S: BuildHasher> SharedStringTable<S> {
             if bound > budget {
                 return (Err(self.limits.memory_error(bound)), 0);
             }
+            // The first growth goes straight to `FIRST_TABLE_STRINGS` if
+            // the byte limit allows it, else to twice the buckets.
+            let capacity = match shard.grown_capacity() {
+                c if crate::table::table_bytes_for(c) <= budget => c,
+                _ => shard.table.capacity() + 1,
+            };
             let grown = shard
-                .grow_table(&self.hasher, shard.table.capacity() + 1)
+                .grow_table(&self.hasher, capacity)
                 .map_err(|()| Error::new(ErrorKind::AllocFailed, bound));
             (grown, shard.table.allocation_size() - before)
         })
@@ -1606,7 +1612,7 @@ mod tests {
     /// reserved: every id up to the string limit can still be had.
     #[test]
     fn hasher_panic_during_table_growth_keeps_every_id() {
-        const MAX: usize = 40;
+        const MAX: usize = 200;
         let armed = Armed::default();
         let table = SharedStringTable::builder()
             .shards(1)
@@ -1758,6 +1764,23 @@ mod tests {
             + table.hints.heap_bytes()
     }
 
+    /// A shard's first growth gives its hash table room for
+    /// `FIRST_TABLE_STRINGS` strings at once, and the next ones double it.
+    #[test]
+    fn first_growth_skips_the_smallest_tables() {
+        let table = SharedStringTable::builder().shards(1).build();
+        let capacity = || table.shards[0].0.lock.lock().table.capacity();
+        assert_eq!(capacity(), 0);
+        table.intern("first");
+        let first = capacity();
+        assert!(first >= shard::FIRST_TABLE_STRINGS);
+        for i in 0..first {
+            table.intern(&format!("s{i}"));
+        }
+        assert!(capacity() > first && capacity() <= 2 * first + 1);
+        assert_eq!(table.memory_usage(), counted_bytes(&table));
+    }
+
     /// Each shard's probe hint follows its hash table as it grows.
     #[test]
     fn probe_hints_follow_growth() {
@@ -1768,8 +1791,9 @@ mod tests {
                 let shard = cell.0.lock.lock();
                 let hint = cell.0.probe.get();
                 // Updated at each growth, so behind only until the first
-                // growth after the first string.
-                if shard.table.len() > 3 {
+                // growth after the first string (the first one finds the
+                // table empty).
+                if shard.table.len() > shard::FIRST_TABLE_STRINGS {
                     assert_eq!(hint, shard.probe_start());
                 }
             }

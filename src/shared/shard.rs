@@ -145,6 +145,18 @@ const SHARD_MIX: u64 = 0x7F4A_7C15;
 /// (44.1 now), for 0.2% more instructions (`benches/README.md`).
 const SHARD_DOUBLING_CAP: usize = crate::arena::PAGE_CHUNK_CAPACITY;
 
+/// Strings a shard's hash table has room for after its first growth (64
+/// buckets, 400 bytes, a tenth of the shard's first arena chunk), where
+/// it would otherwise double from 4 buckets. Each growth takes the
+/// table-wide growth lock, allocates and re-hashes the shard's strings
+/// from its arena, and a table of many shards goes through the first
+/// ones in every shard: one thread interning 1,000 distinct strings into
+/// a fresh 64-shard table took 189 µs growing from 4 buckets and 79 µs
+/// from 64, and replaying the WordPress profile's calls 1.32x
+/// `StringTable`'s time instead of 1.25x (`benches/README.md`, session
+/// 41).
+pub(crate) const FIRST_TABLE_STRINGS: usize = 56;
+
 /// An arena and the hash table of its strings.
 ///
 /// `#[repr(C)]`, the hash table first, then the arena (its block bases
@@ -276,6 +288,12 @@ impl Shard {
         );
         *table = grown;
         Ok(())
+    }
+
+    /// The room for strings of the shard's hash table after its next
+    /// growth: twice its buckets, and at least [`FIRST_TABLE_STRINGS`].
+    pub(crate) fn grown_capacity(&self) -> usize {
+        (self.table.capacity() + 1).max(FIRST_TABLE_STRINGS)
     }
 
     /// Heap bytes: the arena and the hash table.
