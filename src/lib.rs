@@ -64,7 +64,7 @@
 //! assert_eq!(resolver.iter().next(), Some(""));
 //! ```
 //!
-//! Strings are spread over shards by hash (four per core, 8 to 64), each a
+//! Strings are spread over shards by hash (one per core, 8 to 64), each a
 //! `Mutex` around an arena and a hash table; ids come from one counter and
 //! an append-only, lock-free id index, so
 //! [`resolve`](SharedStringTable::resolve) takes no lock and never waits

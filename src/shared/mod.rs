@@ -40,7 +40,7 @@ use crate::resolver::Resolver;
 
 /// Shards per core of a table built without [`SharedBuilder::shards`]:
 /// see [`SharedStringTable::default_shards`].
-const SHARDS_PER_CORE: usize = 4;
+const SHARDS_PER_CORE: usize = 1;
 /// Fewest and most shards of a table built without
 /// [`SharedBuilder::shards`]: see [`SharedStringTable::default_shards`]
 /// for why no more than 64.
@@ -116,7 +116,7 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// # Design
 ///
 /// - **Shards.** A string's hash selects one of a power of two of shards
-///   ([`default_shards`](Self::default_shards): four per core, or
+///   ([`default_shards`](Self::default_shards): one per core, at least 8, or
 ///   [`SharedBuilder::shards`]); each is a mutex around a bumpalo arena
 ///   and a hashbrown table of slots (the record's arena location and a
 ///   copy of its length byte, as in `StringTable`; the id is in the
@@ -843,23 +843,38 @@ impl SharedStringTable {
     }
 
     /// The shard count of a table built without [`SharedBuilder::shards`]:
-    /// four per core ([`std::thread::available_parallelism`]) rounded up
-    /// to a power of two, between 8 and 64 (8 on a 2-core machine, 64
-    /// from 16 cores).
+    /// one per core ([`std::thread::available_parallelism`]) rounded up
+    /// to a power of two, between 8 and 64 (8 up to 8 cores, 16 from 16,
+    /// 64 from 64).
     ///
-    /// Four shards per thread keep two threads on the same shard lock
-    /// rare; more would cost memory: each shard has its own arena and
-    /// block biases, so a table of many small shards leaves more unused
-    /// chunk tails (see the measurements in the
-    /// [type docs](SharedStringTable#measured)). With two threads and 100k
-    /// strings, the bytes per string beyond a `StringTable`'s were
-    /// +10.7-11.4 at 8 shards, +14.8-15.5 at 64 and +22.3-22.9 at 256
-    /// (`examples/shared_memory.rs`, six runs of 2026-12-05), so the
-    /// default stops at 64, whatever the core count.
-    /// Past that, more shards would not let many more threads insert at
-    /// once anyway: every insertion also takes its id from one counter,
-    /// shared by the whole table. A table that many threads fill with
-    /// mostly new strings can ask for more with [`SharedBuilder::shards`].
+    /// Shards cost every thread, the one-thread case included: a table's
+    /// strings, hot ones among them, spread over one arena per shard
+    /// (more pages and cache lines for the same strings), each shard's
+    /// arena and hash table grow on their own, and many small shards
+    /// leave more unused chunk tails. One thread interning into a fresh
+    /// table (the Go and WordPress profiles' intern calls, the simulated
+    /// profile's, the concurrent benchmark's stream), as a multiple of
+    /// `StringTable`'s time: 1.09-1.22x at 8 shards, 1.10-1.21x at 16,
+    /// 1.14-1.22x at 32, 1.17-1.26x at 64 (`benches/README.md`, session
+    /// 41). With two threads and 100k strings the bytes per string beyond
+    /// a `StringTable`'s were +10.7-11.4 at 8 shards, +14.8-15.5 at 64 and
+    /// +22.3-22.9 at 256 (`examples/shared_memory.rs`, six runs of
+    /// 2026-12-05). What more shards buy is fewer waits for a shard's
+    /// lock, which only insertions and the hint cache's misses take (hits
+    /// take none): with as many shards as threads, another thread holds a
+    /// given shard's lock for a fraction of the time about that of one
+    /// thread's time under a lock (about a tenth on the concurrent
+    /// benchmark's stream, 10% of whose interns are new to the thread; a
+    /// real profile's replayed calls, under 1%), and two threads on two
+    /// shards ran the benchmark's stream as fast as on eight (1.69x,
+    /// 1.69x, 1.83x `StringTable`'s throughput against 1.54x, 1.58x,
+    /// 1.66x, alternated runs), on one shard slower (1.44x-1.65x). Until
+    /// 2026-12-06 the default was four per core (64 from 16 cores). The
+    /// default stops at 64: every insertion also takes its id from one
+    /// counter, shared by the whole table, so more shards would not let
+    /// many more threads insert at once. A table that many threads fill
+    /// with mostly new strings can ask for more with
+    /// [`SharedBuilder::shards`].
     ///
     /// # Examples
     ///
