@@ -6,9 +6,9 @@
 //!
 //! An entry is 4 bytes: the record's location in its shard's arena
 //! (`arena::Loc`: block number and offset, 24 bits, so the shard's first
-//! [`HINTED_BLOCKS`] blocks) under an 8-bit tag (the low bits of the
-//! string's 64-bit hash, the lowest forced to 1 so that no tag matches an
-//! empty, zero, entry). The set of four entries (16 bytes, never across
+//! [`HINTED_BLOCKS`] blocks), complemented, under an 8-bit tag (bits 25
+//! to 31 of the string's 64-bit hash over a bit forced to 1, so that no
+//! tag matches an empty, zero, entry); see [`want_of`]. The set of four entries (16 bytes, never across
 //! two cache lines) is chosen by the shard bits (`shard::hash_of`: bits
 //! 40 and up of the hash times an odd constant, which come scaled by 16,
 //! a set's size, so that masked they are the set's byte offset), whose
@@ -98,7 +98,7 @@ use super::zeroed::{Zeroable, zeroed_slice};
 use crate::arena::{LOCAL_BITS, Loc};
 use crate::error::{Error, ErrorKind};
 
-/// Bits of an entry's location: the rest, [`TAG_BITS`], is the tag. 24
+/// Bits of an entry's location: the other 8 are the tag. 24
 /// bits: a shard's first 256 blocks, about 14 MiB of strings (blocks hold
 /// up to 64 KiB, and a shard's first chunks, a block each, are smaller:
 /// see `shard::SHARD_DOUBLING_CAP`). Until 2026-12-03: 64 blocks of up to
@@ -106,8 +106,6 @@ use crate::error::{Error, ErrorKind};
 /// biases grew from 512 bytes to 2 KiB per shard to keep about the hinted
 /// bytes.
 const PAYLOAD_BITS: u32 = 24;
-/// Bits of an entry's tag.
-const TAG_BITS: u32 = u32::BITS - PAYLOAD_BITS;
 /// Blocks per shard whose records the cache can hold: those whose
 /// locations fit [`PAYLOAD_BITS`].
 pub(crate) const HINTED_BLOCKS: usize = 1 << (PAYLOAD_BITS - LOCAL_BITS);
@@ -200,8 +198,9 @@ pub(crate) const SET_SHIFT: u32 = 4;
 
 /// A set: four entries in 16 bytes (`1 << SET_SHIFT`, asserted below),
 /// aligned so that a set never straddles two cache lines. An entry is a
-/// record's location in its shard's arena in its low [`PAYLOAD_BITS`]
-/// bits under a [`TAG_BITS`]-bit tag, or 0 (empty).
+/// record's location in its shard's arena, complemented, in its low
+/// [`PAYLOAD_BITS`] bits under an 8-bit tag ([`entry_of`]), or
+/// 0 (empty).
 #[repr(C, align(16))]
 struct Set([AtomicU32; WAYS]);
 
@@ -258,13 +257,36 @@ impl core::fmt::Debug for Hints {
     }
 }
 
-/// The tag of a hash, in place: its low [`TAG_BITS`] bits with the lowest
-/// set (so that no tag is 0 and an empty entry matches none), shifted
-/// above the location.
+/// Mask of an entry's location bits.
+const PAYLOAD_MASK: u32 = (1 << PAYLOAD_BITS) - 1;
+
+/// What [`Hints::get`] xors a set's entries with, for a string of hash
+/// `hash`: the tag, the top 8 bits of the hash's low 32 with the lowest
+/// of them set (so that no tag is 0 and an empty entry matches
+/// none), over all-ones location bits. An entry of that tag xor this is
+/// the location it holds ([`entry_of`] stores it complemented): two
+/// instructions from the hash (a copy and an `or` of one constant),
+/// where a tag of the hash's low bits shifted into place took three, on
+/// every hinted lookup.
 #[inline(always)]
-fn tag_of(hash: u64) -> u32 {
-    // Truncation intended.
-    ((hash as u32 & ((1 << TAG_BITS) - 1)) | 1) << PAYLOAD_BITS
+fn want_of(hash: u64) -> u32 {
+    // Truncation intended: the low 32 bits.
+    hash as u32 | (1 << PAYLOAD_BITS) | PAYLOAD_MASK
+}
+
+/// The entry of the record at `loc` (below `1 << PAYLOAD_BITS`) for a
+/// string of hash `hash`: its tag over its complemented location, so that
+/// the entry xor [`want_of`] is `loc`. Never 0 (the tag's lowest bit is
+/// set), so never taken for an empty way.
+#[inline]
+fn entry_of(hash: u64, loc: Loc) -> u32 {
+    debug_assert!(loc <= PAYLOAD_MASK);
+    want_of(hash) ^ loc
+}
+
+/// The location an entry (not 0) holds.
+fn loc_of(entry: u32) -> Loc {
+    (entry & PAYLOAD_MASK) ^ PAYLOAD_MASK
 }
 
 /// The level in use, read once: its set mask and a hash's set.
@@ -377,9 +399,9 @@ impl Hints {
     /// loads pair with the `Release` stores of `put`). Four ways per set,
     /// in one cache line, then the block's bias. Writes nothing.
     ///
-    /// The ways are compared without a branch per way: an entry xor the
-    /// wanted tag is the entry's location when the tags match and at least
-    /// `1 << PAYLOAD_BITS` when they do not, so the smallest of the four is
+    /// The ways are compared without a branch per way: an entry xor
+    /// [`want_of`] the hash is the entry's location when the tags match
+    /// and at least `1 << PAYLOAD_BITS` when they do not, so the smallest of the four is
     /// a match if any way matches (two ways whose tags both match are two
     /// candidates either way; the caller compares the record). Which way
     /// holds a string is as good as random, so a branch per way is
@@ -390,7 +412,7 @@ impl Hints {
     #[inline(always)]
     pub(crate) fn get(&self, hash: u64, bits: usize) -> Option<(*const u8, Loc)> {
         let set = self.level().set(bits);
-        let want = tag_of(hash);
+        let want = want_of(hash);
         let x = |w: usize| set.0[w].load(Ordering::Acquire) ^ want;
         let loc = x(0).min(x(1)).min(x(2).min(x(3)));
         if loc < 1 << PAYLOAD_BITS {
@@ -468,7 +490,7 @@ impl Hints {
             .iter()
             .position(|e| e.load(Ordering::Relaxed) == 0)
             .unwrap_or(WAYS - 1);
-        set.0[way].store(tag_of(hash) | loc, Ordering::Release);
+        set.0[way].store(entry_of(hash, loc), Ordering::Release);
     }
 
     /// Shards of the table (the sets of a level are numbered by their
@@ -527,10 +549,11 @@ impl Hints {
         // level has at least as many sets as shards).
         for i in 0..=old.mask >> SET_SHIFT {
             for e in &old.set_at(i).0 {
-                let loc = e.load(Ordering::Acquire) & ((1 << PAYLOAD_BITS) - 1);
-                if loc == 0 {
+                let entry = e.load(Ordering::Acquire);
+                if entry == 0 {
                     continue;
                 }
+                let loc = loc_of(entry);
                 let bias = self.bias(i << SET_SHIFT, loc).load(Ordering::Relaxed);
                 let (hash, bits) = rehash(bias, loc);
                 // A hint must stay with its shard: a lookup reads its
@@ -543,7 +566,7 @@ impl Hints {
                 }
                 let set = new.set(bits);
                 if let Some(way) = set.0.iter().find(|e| e.load(Ordering::Relaxed) == 0) {
-                    way.store(tag_of(hash) | loc, Ordering::Release);
+                    way.store(entry_of(hash, loc), Ordering::Release);
                 }
             }
         }
