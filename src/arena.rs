@@ -637,6 +637,16 @@ fn steered_chunk_capacity(current: usize, request: usize) -> Option<usize> {
     smallest
 }
 
+/// A chunk [`Arena::plan_chunk`] sized: the usable bytes bumpalo will
+/// allocate, the block-list entries to reserve, by how many entries the
+/// list's capacity grows, and the heap bytes all of it adds.
+struct ChunkPlan {
+    actual: usize,
+    reserve: usize,
+    block_list_growth: usize,
+    cost: usize,
+}
+
 /// Allocates `len` uninitialised bytes from `bump`: `None` for 0 bytes,
 /// `Err` if bumpalo refuses.
 fn alloc_uninit(bump: &Bump, len: usize) -> Result<Option<NonNull<u8>>, ()> {
@@ -1477,10 +1487,13 @@ impl Arena {
         let capacity = bumpalo_chunk_capacity(size.max(next))
             .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, size))?;
         // Near a byte limit, settle for the smallest chunk that holds the
-        // record rather than fail.
+        // record rather than fail. The cost counts the block list's growth
+        // too: without it, a budget that just held the chunk but not the
+        // larger block list refused the string, where a smaller budget
+        // took it in the smallest chunk.
         let affordable = |c: usize| {
-            steered_chunk_capacity(self.last_chunk, c)
-                .is_some_and(|a| a + CHUNK_FOOTER_SIZE <= budget)
+            self.plan_chunk(c, None)
+                .is_ok_and(|plan| plan.cost <= budget)
         };
         let capacity = if affordable(capacity) {
             capacity
@@ -1607,16 +1620,9 @@ impl Arena {
         Ok(())
     }
 
-    /// Allocates a chunk of `capacity` usable bytes (or the smallest bumpalo
-    /// can be steered to, see [`steered_chunk_capacity`]) and appends its
-    /// blocks. With `dedicated = Some(len)`, the first block holds exactly
-    /// `len` bytes for one string.
-    fn add_chunk(
-        &mut self,
-        capacity: usize,
-        dedicated: Option<usize>,
-        budget: usize,
-    ) -> Result<usize, Error> {
+    /// What [`add_chunk`](Self::add_chunk) of `capacity` bytes would
+    /// allocate, the block list's growth with it.
+    fn plan_chunk(&self, capacity: usize, dedicated: Option<usize>) -> Result<ChunkPlan, Error> {
         let actual = steered_chunk_capacity(self.last_chunk, capacity)
             .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, capacity))?;
         // Blocks this chunk is cut into: the dedicated block, then the rest
@@ -1629,8 +1635,8 @@ impl Arena {
         if self.block_count() + new_blocks > MAX_BLOCKS {
             return Err(Error::new(ErrorKind::CapacityOverflow, capacity));
         }
-        // Grow the block list (to at least twice its size) before anything
-        // else, charged, so the pushes below cannot reallocate.
+        // The block list grows (to at least twice its size) before anything
+        // else, charged, so the pushes cannot reallocate.
         let (reserve, block_list_growth) = {
             let blocks = self.core.borrow_blocks();
             let needed = blocks.len() + new_blocks;
@@ -1641,7 +1647,30 @@ impl Arena {
                 (0, 0)
             }
         };
-        let cost = actual + CHUNK_FOOTER_SIZE + block_list_growth * BLOCK_ENTRY_BYTES;
+        Ok(ChunkPlan {
+            actual,
+            reserve,
+            block_list_growth,
+            cost: actual + CHUNK_FOOTER_SIZE + block_list_growth * BLOCK_ENTRY_BYTES,
+        })
+    }
+
+    /// Allocates a chunk of `capacity` usable bytes (or the smallest bumpalo
+    /// can be steered to, see [`steered_chunk_capacity`]) and appends its
+    /// blocks. With `dedicated = Some(len)`, the first block holds exactly
+    /// `len` bytes for one string.
+    fn add_chunk(
+        &mut self,
+        capacity: usize,
+        dedicated: Option<usize>,
+        budget: usize,
+    ) -> Result<usize, Error> {
+        let ChunkPlan {
+            actual,
+            reserve,
+            block_list_growth,
+            cost,
+        } = self.plan_chunk(capacity, dedicated)?;
         if cost > budget {
             return Err(Error::new(ErrorKind::MemoryLimit, cost));
         }

@@ -1796,6 +1796,69 @@ mod tests {
         assert_eq!(table.memory_usage(), counted_bytes(&table));
     }
 
+    /// Under a byte limit that cannot afford a table of
+    /// `FIRST_TABLE_STRINGS` strings, a shard's first growth doubles its
+    /// buckets as the later ones do (here a pre-sized shard, whose arena
+    /// has room, so its strings need no chunk when the table grows); no
+    /// limit is ever exceeded.
+    #[test]
+    fn first_growth_within_a_tight_byte_limit() {
+        let build = |max| {
+            SharedStringTable::builder()
+                .shards(1)
+                .capacity(3, 2048)
+                .limits(Limits::new().max_bytes(max))
+                .build()
+        };
+        let floor = build(usize::MAX).memory_usage();
+        let (mut doubled, mut first) = (false, false);
+        let step = if cfg!(miri) { 64 } else { 8 };
+        for max in (floor..floor + 1024).step_by(step) {
+            let table = build(max);
+            for i in 0..200 {
+                if table.try_intern(&format!("s{i}")).is_err() {
+                    break;
+                }
+            }
+            let capacity = table.shards[0].0.lock.lock().table.capacity();
+            doubled |= capacity > 3 && capacity < shard::FIRST_TABLE_STRINGS;
+            first |= capacity >= shard::FIRST_TABLE_STRINGS;
+            assert!(table.memory_usage() <= max);
+            assert_eq!(table.memory_usage(), counted_bytes(&table));
+        }
+        assert!(doubled, "no limit made the first growth double");
+        assert!(first, "no limit afforded the first table");
+    }
+
+    /// A byte limit that takes the first string, and any larger one, takes
+    /// it: the arena's choice of a chunk near the limit counts the block
+    /// list's growth too (until 2026-12-06 a window of about 48 bytes of
+    /// limits some 8 KiB over a one-shard table's empty footprint refused
+    /// the first string, which smaller limits took in a smaller chunk).
+    #[test]
+    fn larger_byte_limits_take_the_first_string_too() {
+        let floor = SharedStringTable::builder()
+            .shards(1)
+            .build()
+            .memory_usage();
+        let step = if cfg!(miri) { 256 } else { 16 };
+        let mut took = false;
+        for max in (floor..floor + (12 << 10)).step_by(step) {
+            let table = SharedStringTable::builder()
+                .shards(1)
+                .limits(Limits::new().max_bytes(max))
+                .build();
+            let ok = table.try_intern("first").is_ok();
+            assert!(
+                ok || !took,
+                "a limit of {max} bytes refused what a smaller one took"
+            );
+            took |= ok;
+            assert!(table.memory_usage() <= max);
+        }
+        assert!(took);
+    }
+
     /// Each shard's probe hint follows its hash table as it grows.
     #[test]
     fn probe_hints_follow_growth() {
