@@ -1487,13 +1487,17 @@ impl Arena {
         let capacity = bumpalo_chunk_capacity(size.max(next))
             .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, size))?;
         // Near a byte limit, settle for the smallest chunk that holds the
-        // record rather than fail. The cost counts the block list's growth
-        // too: without it, a budget that just held the chunk but not the
-        // larger block list refused the string, where a smaller budget
-        // took it in the smallest chunk.
+        // record rather than take more than half of what is left: the
+        // table's index and hash table need room to grow for the strings
+        // a large chunk would hold (a 16 KiB first chunk under a limit of
+        // 20,640 bytes left them none: 3 strings, where 20,592 took 409).
+        // The cost counts the block list's growth too: without it, a
+        // budget that just held the chunk but not the larger block list
+        // refused the string, where a smaller budget took it in the
+        // smallest chunk.
         let affordable = |c: usize| {
             self.plan_chunk(c, None)
-                .is_ok_and(|plan| plan.cost <= budget)
+                .is_ok_and(|plan| plan.cost <= budget / 2)
         };
         let capacity = if affordable(capacity) {
             capacity
@@ -1618,6 +1622,22 @@ impl Arena {
         let added = self.add_chunk(capacity, None, budget)?;
         self.normal_bytes += added;
         Ok(())
+    }
+
+    /// Heap bytes a [`push`](Self::push) of a string of `len` bytes may
+    /// add: none if the current block has room for its record, else the
+    /// smallest chunk that holds it, with the block list's growth (an
+    /// upper bound: a push may also reuse an empty block).
+    pub(crate) fn push_need(&self, len: usize) -> usize {
+        let Some(size) = record_size(len) else {
+            return 0;
+        };
+        if self.core.borrow_blocks()[self.cur].remaining() >= size {
+            return 0;
+        }
+        bumpalo_chunk_capacity(size)
+            .and_then(|c| self.plan_chunk(c, None).ok())
+            .map_or(0, |plan| plan.cost)
     }
 
     /// What [`add_chunk`](Self::add_chunk) of `capacity` bytes would

@@ -1053,16 +1053,29 @@ impl<S: BuildHasher> StringTable<S> {
 
         // Reserve room in the index and the hash table first, so that the
         // final pushes cannot fail; then copy the bytes into the arena.
+        let table_full = self.table.len() == self.table.capacity();
         let cap = self.store.index_capacity();
         if self.store.len() == cap {
             let mut new_cap = next_index_capacity(cap);
-            if (new_cap - cap) * ENTRY_BYTES > budget {
-                // Near a byte limit, grow by what this string needs.
-                new_cap = cap + 1;
+            // Near a byte limit, the index takes at most half of what the
+            // hash table's growth (if it cannot hold as many strings) and
+            // this string's chunk (if it needs one) leave, at least this
+            // string's entry: a doubling that took all of it left later
+            // strings no room in the hash table or the arena (a limit of
+            // 4,160 bytes took no string where 4,144 took 84).
+            let others = if new_cap > self.table.capacity() {
+                table_growth_bound(self.table.allocation_size())
+            } else {
+                0
+            }
+            .saturating_add(self.store.arena.push_need(s.len()));
+            let spare = budget.saturating_sub(others) / 2;
+            if (new_cap - cap).saturating_mul(ENTRY_BYTES) > spare {
+                new_cap = cap + (spare / ENTRY_BYTES).max(1);
             }
             self.reserve_index_within(new_cap, &mut budget)?;
         }
-        if self.table.len() == self.table.capacity() {
+        if table_full {
             // Twice the buckets, as hashbrown's own growth would give.
             let bound = table_growth_bound(self.table.allocation_size());
             self.reserve_table_within(self.table.capacity() + 1, bound, &mut budget)?;
