@@ -8,8 +8,9 @@
 //! (`arena::Loc`: block number and offset, 24 bits, so the shard's first
 //! [`HINTED_BLOCKS`] blocks), complemented, under an 8-bit tag (bits 25
 //! to 31 of the string's 64-bit hash over a bit forced to 1, so that no
-//! tag matches an empty, zero, entry); see [`want_of`]. The set of four entries (16 bytes, never across
-//! two cache lines) is chosen by the shard bits (`shard::hash_of`: bits
+//! tag matches an empty, zero, entry; see [`want_of`]). The set of four
+//! entries (16 bytes, never across two cache lines) is chosen by the
+//! shard bits (`shard::hash_of`: bits
 //! 40 and up of the hash times an odd constant, which come scaled by 16,
 //! a set's size, so that masked they are the set's byte offset), whose
 //! lowest bits pick the shard: a level has at least as many
@@ -401,8 +402,8 @@ impl Hints {
     ///
     /// The ways are compared without a branch per way: an entry xor
     /// [`want_of`] the hash is the entry's location when the tags match
-    /// and at least `1 << PAYLOAD_BITS` when they do not, so the smallest of the four is
-    /// a match if any way matches (two ways whose tags both match are two
+    /// and at least `1 << PAYLOAD_BITS` when they do not, so the smallest
+    /// of the four is a match if any way matches (two ways whose tags both match are two
     /// candidates either way; the caller compares the record). Which way
     /// holds a string is as good as random, so a branch per way is
     /// mispredicted often: callgrind's branch simulation counts 2.25

@@ -861,11 +861,11 @@ impl SharedStringTable {
     /// +22.3-22.9 at 256 (`examples/shared_memory.rs`, six runs of
     /// 2026-12-05). What more shards buy is fewer waits for a shard's
     /// lock, which only insertions and the hint cache's misses take (hits
-    /// take none): with as many shards as threads, another thread holds a
-    /// given shard's lock for a fraction of the time about that of one
-    /// thread's time under a lock (about a tenth on the concurrent
-    /// benchmark's stream, 10% of whose interns are new to the thread; a
-    /// real profile's replayed calls, under 1%), and two threads on two
+    /// take none): with as many shards as threads, the other threads hold
+    /// a given shard's lock about as often as one thread is under a lock
+    /// at all (about a tenth of its time on the concurrent benchmark's
+    /// stream, 10% of whose interns are new to the thread; under 1% on a
+    /// real profile's replayed calls), and two threads on two
     /// shards ran the benchmark's stream as fast as on eight (1.69x,
     /// 1.69x, 1.83x `StringTable`'s throughput against 1.54x, 1.58x,
     /// 1.66x, alternated runs), on one shard slower (1.44x-1.65x). Until

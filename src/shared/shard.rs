@@ -152,9 +152,9 @@ const SHARD_DOUBLING_CAP: usize = crate::arena::PAGE_CHUNK_CAPACITY;
 /// from its arena, and a table of many shards goes through the first
 /// ones in every shard: one thread interning 1,000 distinct strings into
 /// a fresh 64-shard table took 189 µs growing from 4 buckets and 79 µs
-/// from 64, and replaying the WordPress profile's calls 1.32x
-/// `StringTable`'s time instead of 1.25x (`benches/README.md`, session
-/// 41).
+/// from 64, and one thread replaying the WordPress profile's calls
+/// 1.21x-1.26x `StringTable`'s time instead of 1.28x-1.31x
+/// (`benches/README.md`, session 41).
 pub(crate) const FIRST_TABLE_STRINGS: usize = 56;
 
 /// An arena and the hash table of its strings.
