@@ -248,7 +248,7 @@ fn next_index_capacity(cap: usize) -> usize {
 /// An upper bound on the bytes a full hashbrown table allocates when it
 /// grows: twice its buckets, each a 5-byte [`Slot`] plus a control byte,
 /// plus a group of trailing control bytes and alignment.
-fn table_growth_bound(current_allocation: usize) -> usize {
+pub(crate) fn table_growth_bound(current_allocation: usize) -> usize {
     current_allocation.saturating_mul(2).saturating_add(128)
 }
 
@@ -1054,6 +1054,8 @@ impl<S: BuildHasher> StringTable<S> {
         // Reserve room in the index and the hash table first, so that the
         // final pushes cannot fail; then copy the bytes into the arena.
         let table_full = self.table.len() == self.table.capacity();
+        // Twice the buckets, as hashbrown's own growth would give.
+        let table_bound = table_growth_bound(self.table.allocation_size());
         let cap = self.store.index_capacity();
         if self.store.len() == cap {
             let mut new_cap = next_index_capacity(cap);
@@ -1064,7 +1066,7 @@ impl<S: BuildHasher> StringTable<S> {
             // strings no room in the hash table or the arena (a limit of
             // 4,160 bytes took no string where 4,144 took 84).
             let others = if new_cap > self.table.capacity() {
-                table_growth_bound(self.table.allocation_size())
+                table_bound
             } else {
                 0
             }
@@ -1076,9 +1078,7 @@ impl<S: BuildHasher> StringTable<S> {
             self.reserve_index_within(new_cap, &mut budget)?;
         }
         if table_full {
-            // Twice the buckets, as hashbrown's own growth would give.
-            let bound = table_growth_bound(self.table.allocation_size());
-            self.reserve_table_within(self.table.capacity() + 1, bound, &mut budget)?;
+            self.reserve_table_within(self.table.capacity() + 1, table_bound, &mut budget)?;
         }
         let max_bytes = self.limits.get_max_bytes();
         let loc = self

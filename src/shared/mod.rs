@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hashbrown::DefaultHashBuilder;
 
-use crate::table::{Slot, intern_failed, is_short, rehash};
+use crate::table::{Slot, intern_failed, is_short, rehash, table_growth_bound};
 pub(crate) use frozen::Frozen;
 use hints::{Hints, bases_bytes, level_bytes};
 use index::{Index, segment_bytes};
@@ -1286,18 +1286,11 @@ impl<S: BuildHasher> SharedStringTable<S> {
     fn grow_table(&self, shard: &mut Shard) -> Result<(), Error> {
         self.grow(|budget| {
             let before = shard.table.allocation_size();
-            // Twice the buckets, each a slot and a control byte, plus a
-            // group of trailing control bytes and alignment.
-            let bound = before.saturating_mul(2).saturating_add(128);
+            let bound = table_growth_bound(before);
             if bound > budget {
                 return (Err(self.limits.memory_error(bound)), 0);
             }
-            // The first growth goes straight to `FIRST_TABLE_STRINGS` if
-            // the byte limit allows it, else to twice the buckets.
-            let capacity = match shard.grown_capacity() {
-                c if crate::table::table_bytes_for(c) <= budget => c,
-                _ => shard.table.capacity() + 1,
-            };
+            let capacity = shard.grown_capacity(budget);
             let grown = shard
                 .grow_table(&self.hasher, capacity)
                 .map_err(|()| Error::new(ErrorKind::AllocFailed, bound));

@@ -291,9 +291,14 @@ impl Shard {
     }
 
     /// The room for strings of the shard's hash table after its next
-    /// growth: twice its buckets, and at least [`FIRST_TABLE_STRINGS`].
-    pub(crate) fn grown_capacity(&self) -> usize {
-        (self.table.capacity() + 1).max(FIRST_TABLE_STRINGS)
+    /// growth: twice its buckets, and at least [`FIRST_TABLE_STRINGS`] if
+    /// that table's bytes are within `budget`.
+    pub(crate) fn grown_capacity(&self, budget: usize) -> usize {
+        let doubled = self.table.capacity() + 1;
+        match doubled.max(FIRST_TABLE_STRINGS) {
+            first if table_bytes_for(first) <= budget => first,
+            _ => doubled,
+        }
     }
 
     /// Heap bytes: the arena and the hash table.
