@@ -1624,6 +1624,18 @@ impl Arena {
         Ok(())
     }
 
+    /// Bytes the records take, and bytes the blocks from the current one
+    /// on have left for records (those after it are not written yet).
+    /// One pass over the block list: for growth decisions near a byte
+    /// limit.
+    #[cold]
+    pub(crate) fn record_bytes_and_room(&self) -> (usize, usize) {
+        let blocks = self.core.borrow_blocks();
+        let used = blocks.iter().map(|b| b.used).sum();
+        let room = blocks[self.cur..].iter().map(Block::remaining).sum();
+        (used, room)
+    }
+
     /// Heap bytes a [`push`](Self::push) of a string of `len` bytes may
     /// add: none if the current block has room for its record, else the
     /// smallest chunk that holds it, with the block list's growth (an

@@ -266,6 +266,33 @@ fn larger_byte_limits_take_as_many_strings() {
 }
 
 #[test]
+// Safe code only, and `larger_byte_limits_take_as_many_strings` runs the
+// same paths under Miri: thousands of strings there take minutes.
+#[cfg_attr(miri, ignore)]
+fn a_table_near_its_byte_limit_grows_in_few_steps() {
+    // Filling a table to its byte limit: once the hash table can no longer
+    // grow, the index grew by one entry per string, each a reallocation
+    // of the whole index (9,859 of them at 4 MiB, 90,456 at 64 MiB; with an
+    // allocator that copies on `realloc`, filling 32 MiB took 78 s). Each
+    // growth shows as a change of `memory_usage`: 9,862 changes then, 204
+    // now (most of them the arena's smallest chunks, which it settles for
+    // near the limit).
+    let max = 4 << 20;
+    let mut t = StringTable::with_limits(Limits::new().max_bytes(max));
+    let (mut growths, mut before) = (0, t.memory_usage());
+    for i in 0.. {
+        if t.try_intern(&format!("string number {i}")).is_err() {
+            break;
+        }
+        let after = t.memory_usage();
+        growths += usize::from(after != before);
+        before = after;
+    }
+    assert!(t.memory_usage() <= max);
+    assert!(growths < 500, "{growths} growths to fill {max} bytes");
+}
+
+#[test]
 fn new_table_is_page_tuned() {
     let t = StringTable::new();
     let m = t.memory_usage();
