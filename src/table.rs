@@ -1078,13 +1078,13 @@ impl<S: BuildHasher> StringTable<S> {
                 // its room by the strings that the arena's free room and
                 // an eighth of the budget hold, each its record (the
                 // average so far) and its entry, within half the budget.
-                // It grew by one entry per string instead, each a
-                // reallocation of the whole index: 90,456 of them filling
-                // a table limited to 64 MiB with 20-byte strings (82
-                // now), 78 s to fill 32 MiB with an allocator whose
-                // `realloc` copies (0.56 s now). A larger share of the
-                // budget took fewer strings at some limits, the entries
-                // reserved then left the last chunk no room.
+                // Until 2026-12-06 it grew by one entry per string, each
+                // a reallocation of the whole index: 90,456 of them
+                // filling a table limited to 64 MiB with 20-byte strings
+                // (82 this way), 78 s to fill 32 MiB with an allocator
+                // whose `realloc` copies (0.56 s this way). A larger share
+                // of the budget took fewer strings at some limits: the
+                // entries reserved left the last chunk no room.
                 let (used, room) = self.store.arena.record_bytes_and_room();
                 let left = room + budget.saturating_sub(push_need) / 8;
                 let strings = left / (used / cap + ENTRY_BYTES) + 1;
