@@ -17,11 +17,11 @@ use crate::error::{Error, ErrorKind};
 /// hash table that grows allocates its replacement (twice its size) while
 /// the old one is still held, so that moment counts both. A table capped
 /// at exactly the footprint that `n` strings reach can therefore refuse a
-/// string before the `n`th, where the hash table grows: capped at 69,847
-/// bytes, what a `StringTable` of the 1,000 strings `func::name::0` to
-/// `func::name::999` uses, it refuses the 897th of them, whose insertion
-/// allocates 12,448 bytes for the new hash table while the old one is
-/// held.
+/// string before the `n`th, where the hash table grows: capped at the
+/// 90,325 bytes (on 64-bit targets) that a `StringTable` of the 2,000
+/// strings `func::name::0` to `func::name::1999` uses, it refuses the
+/// 1,793rd of them, whose insertion allocates 24,736 bytes for the new hash
+/// table while the old one is held (the second example).
 ///
 /// # Examples
 ///
@@ -31,6 +31,33 @@ use crate::error::{Error, ErrorKind};
 /// let limits = Limits::new().max_strings(100_000).max_bytes(8 << 20);
 /// let table = StringTable::with_limits(limits);
 /// assert!(table.memory_usage() <= 8 << 20);
+/// ```
+///
+/// A cap at exactly a table's footprint:
+///
+/// ```
+/// use strtab::{ErrorKind, Limits, StringTable};
+///
+/// let names: Vec<String> = (0..2000).map(|i| format!("func::name::{i}")).collect();
+/// let full: StringTable = names.iter().collect();
+/// let cap = full.memory_usage();
+/// let mut capped = StringTable::with_limits(Limits::new().max_bytes(cap));
+/// let refused = names
+///     .iter()
+///     .enumerate()
+///     .find_map(|(i, s)| capped.try_intern(s).err().map(|e| (i, e)));
+/// assert!(capped.memory_usage() <= cap);
+/// # #[cfg(target_pointer_width = "64")]
+/// # {
+/// let (i, err) = refused.expect("a string is refused");
+/// assert_eq!((cap, i), (90_325, 1_792)); // the 1,793rd string
+/// assert_eq!(err.kind(), ErrorKind::MemoryLimit);
+/// assert_eq!(
+///     err.to_string(),
+///     "string table memory limit reached: allocating 24736 more bytes \
+///      would exceed the limit of 90325 bytes"
+/// );
+/// # }
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Limits {
