@@ -114,14 +114,15 @@ impl Limits {
     /// smaller; a cap below the empty table's own footprint (under 100
     /// bytes for a `StringTable`, about 2.4 KB per shard for a
     /// `SharedStringTable`) is raised to that footprint. The first string
-    /// needs more (measured: a cap of 750 bytes for a `StringTable`, 7,140
-    /// for a one-shard shared table and 23,828 for an eight-shard one, the
-    /// latter two for the id index's first segment of 4 KiB, the shard's
-    /// first chunk of 608 bytes and its hash table; the hint cache's first
-    /// level, 8 KiB, is left out while it does not fit the cap), so a cap
-    /// at the floor makes a
-    /// table that refuses every string with
-    /// [`ErrorKind::MemoryLimit`](crate::ErrorKind::MemoryLimit).
+    /// needs more (on 64-bit targets, at least 750 bytes for a
+    /// `StringTable`, 7,204 for a one-shard shared table and 24,340 for an
+    /// eight-shard one, the latter two for the id index's first segment of
+    /// 4 KiB, the shard's first chunk of 608 bytes and its hash table; the
+    /// hint cache's levels, the first 8 KiB, are left out while one would
+    /// take more than half of what the cap leaves), so a cap at the floor
+    /// makes a table that refuses every string with
+    /// [`ErrorKind::MemoryLimit`](crate::ErrorKind::MemoryLimit). (The
+    /// thresholds are tested: `first_string_needs_what_the_docs_say`.)
     ///
     /// # Examples
     ///

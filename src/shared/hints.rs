@@ -89,8 +89,9 @@
 //! 175.5 to 174.6 per intern. Earlier levels are kept until the table is
 //! dropped, so a reader never sees memory freed under it (a third more
 //! memory at most).
-//! A level that the byte limit cannot afford is simply not added: the
-//! cache only speeds up hits.
+//! A level that would take more than half of what the byte limit leaves
+//! is simply not added: the cache only speeds up hits, and the strings
+//! need the room more.
 
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 

@@ -1259,7 +1259,8 @@ impl<S: BuildHasher> SharedStringTable<S> {
     #[inline(never)]
     fn prepare(&self, shard: &mut Shard, bits: usize, s: &str) -> Result<arena::Loc, Error> {
         if shard.table.len() == shard.table.capacity() {
-            self.grow_table(shard)?;
+            let chunk = shard.arena.push_need(s.len());
+            self.grow_table(shard, chunk)?;
             self.cell(bits).probe.update(shard);
         }
         let Shard { arena, .. } = shard;
@@ -1281,16 +1282,21 @@ impl<S: BuildHasher> SharedStringTable<S> {
     }
 
     /// Doubles `shard`'s hash table, under the growth lock and within the
-    /// byte limit.
+    /// byte limit; a first growth larger than that only if the budget
+    /// holds it and the `chunk` bytes the string's push then needs
+    /// ([`Arena::push_need`]).
     #[cold]
-    fn grow_table(&self, shard: &mut Shard) -> Result<(), Error> {
+    fn grow_table(&self, shard: &mut Shard, chunk: usize) -> Result<(), Error> {
         self.grow(|budget| {
             let before = shard.table.allocation_size();
             let bound = table_growth_bound(before);
             if bound > budget {
                 return (Err(self.limits.memory_error(bound)), 0);
             }
-            let capacity = shard.grown_capacity(budget);
+            // A first growth to `FIRST_TABLE_STRINGS` took the bytes the
+            // string's chunk needed: a one-shard table refused its first
+            // string under limits 412 bytes higher than before it.
+            let capacity = shard.grown_capacity(budget.saturating_sub(chunk));
             let grown = shard
                 .grow_table(&self.hasher, capacity)
                 .map_err(|()| Error::new(ErrorKind::AllocFailed, bound));
@@ -1298,13 +1304,16 @@ impl<S: BuildHasher> SharedStringTable<S> {
         })
     }
 
-    /// Adds hint-cache level `k` if no other thread has, when the byte
-    /// limit allows, and carries the old level's hints over to it; never
-    /// fails (the cache only speeds up hits).
+    /// Adds hint-cache level `k` if no other thread has, when it takes at
+    /// most half of what the byte limit leaves, and carries the old
+    /// level's hints over to it; never fails (the cache only speeds up
+    /// hits). A level that took whatever was left (8 KiB of a one-shard
+    /// table's last 9.4 KB under a limit of 19,296 bytes) left the strings
+    /// no room: that limit took 56 strings where 18,592 took 356.
     #[cold]
     fn grow_hints(&self, k: usize) {
         let installed = self.grow(|budget| {
-            if self.hints.wants_level(self.len()) != Some(k) || level_bytes(k) > budget {
+            if self.hints.wants_level(self.len()) != Some(k) || level_bytes(k) > budget / 2 {
                 return (Ok(false), 0);
             }
             match self.hints.install(k) {
@@ -1850,6 +1859,57 @@ mod tests {
             assert!(table.memory_usage() <= max);
         }
         assert!(took);
+    }
+
+    /// The smallest byte limits that take a first string, as
+    /// [`Limits::max_bytes`] documents them (64-bit targets).
+    #[test]
+    #[cfg(all(target_pointer_width = "64", not(miri)))]
+    fn first_string_needs_what_the_docs_say() {
+        let first = |build: &dyn Fn(usize) -> bool| (0..40_000).find(|&max| build(max));
+        let table = |max| {
+            crate::StringTable::with_limits(Limits::new().max_bytes(max))
+                .try_intern("a")
+                .is_ok()
+        };
+        let shared = |shards| {
+            move |max| {
+                SharedStringTable::builder()
+                    .shards(shards)
+                    .limits(Limits::new().max_bytes(max))
+                    .build()
+                    .try_intern("a")
+                    .is_ok()
+            }
+        };
+        assert_eq!(first(&table), Some(750));
+        // 7,552 while a shard's first hash-table growth to 56 strings
+        // took the bytes the string's first chunk needed.
+        assert_eq!(first(&shared(1)), Some(7_204));
+        assert_eq!(first(&shared(8)), Some(24_340));
+    }
+
+    /// A hint-cache level takes at most half of what the limit leaves: a
+    /// level that took all of it (8 KiB of the last 9.4 KB) left a
+    /// one-shard table under a limit of 19,296 bytes 56 strings, where
+    /// 18,592 bytes took 356.
+    #[test]
+    #[cfg_attr(miri, ignore)] // a budget comparison, no `unsafe`; slow there
+    fn hint_levels_leave_the_strings_room() {
+        let took = |max| {
+            let table = SharedStringTable::builder()
+                .shards(1)
+                .limits(Limits::new().max_bytes(max))
+                .build();
+            (0..)
+                .take_while(|i| table.try_intern(&format!("string number {i}")).is_ok())
+                .count()
+        };
+        let (smaller, larger) = (took(18_592), took(19_296));
+        assert!(
+            larger >= smaller,
+            "{larger} strings at 19,296 bytes, {smaller} at 18,592"
+        );
     }
 
     /// Each shard's probe hint follows its hash table as it grows.
