@@ -1086,9 +1086,9 @@ impl<S: BuildHasher> StringTable<S> {
                 // of the budget took fewer strings at some limits: the
                 // entries reserved left the last chunk no room.
                 let (used, room) = self.store.arena.record_bytes_and_room();
-                let left = room + budget.saturating_sub(push_need) / 8;
-                let strings = left / (used / cap + ENTRY_BYTES) + 1;
-                let half = budget.saturating_sub(push_need) / 2 / ENTRY_BYTES;
+                let after_chunk = budget.saturating_sub(push_need);
+                let strings = (room + after_chunk / 8) / (used / cap + ENTRY_BYTES) + 1;
+                let half = after_chunk / 2 / ENTRY_BYTES;
                 new_cap = table_room.min(cap + strings.min(half)).max(cap + 1);
             } else if (new_cap - cap).saturating_mul(ENTRY_BYTES) > spare {
                 new_cap = cap + (spare / ENTRY_BYTES).max(1);

@@ -1293,9 +1293,10 @@ impl<S: BuildHasher> SharedStringTable<S> {
             if bound > budget {
                 return (Err(self.limits.memory_error(bound)), 0);
             }
-            // A first growth to `FIRST_TABLE_STRINGS` took the bytes the
-            // string's chunk needed: a one-shard table refused its first
-            // string under limits 412 bytes higher than before it.
+            // Counting the string's chunk: a first growth to
+            // `FIRST_TABLE_STRINGS` that took the chunk's bytes made a
+            // one-shard table refuse its first string under limits up to
+            // 412 bytes higher than with doubling alone.
             let capacity = shard.grown_capacity(budget.saturating_sub(chunk));
             let grown = shard
                 .grow_table(&self.hasher, capacity)
