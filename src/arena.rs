@@ -57,8 +57,10 @@
 //! a `&str`. Every `Loc` the arena is given is one `push` returned since
 //! the last `clear` (or 0): the callers only keep those (the id index and
 //! the hash table, both emptied by `clear`; user-supplied ids are
-//! bounds-checked against the index first). These are the only `unsafe`
-//! code in the module.
+//! bounds-checked against the index first). Each method that takes a
+//! `Loc` and looks up its block unchecked or reads through it is an
+//! `unsafe fn` with that as its contract, so every caller says where its
+//! location came from. These are the only `unsafe` code in the module.
 
 use core::alloc::Layout;
 use core::marker::PhantomData;
@@ -813,13 +815,18 @@ impl Arena {
     }
 
     /// The address just past the first byte of the record at `loc`: the
-    /// string's first byte for a short record. `loc` is a location `push`
-    /// returned since the last `clear`, or 0 (see the module's safety
-    /// notes).
+    /// string's first byte for a short record.
+    ///
+    /// # Safety
+    ///
+    /// `loc` must be a location `push` returned since the last `clear`, or
+    /// 0 (see the module's safety notes): its block is looked up without a
+    /// bounds check.
     #[inline(always)]
-    fn after_tag(&self, loc: Loc) -> *const u8 {
-        // Truncation intended: the high half is the block number.
-        self.after_tag_split(loc, (loc >> LOCAL_BITS) as u16)
+    unsafe fn after_tag(&self, loc: Loc) -> *const u8 {
+        // SAFETY: the caller's contract; the high half of `loc` is its
+        // block number (truncation intended).
+        unsafe { self.after_tag_split(loc, (loc >> LOCAL_BITS) as u16) }
     }
 
     /// [`after_tag`](Self::after_tag) with `loc`'s block number,
@@ -830,35 +837,48 @@ impl Arena {
     /// -> 49.1 instructions per string, `benches/README.md`).
     ///
     /// [`Entry::loc_and_block`]: crate::store::Entry::loc_and_block
+    ///
+    /// # Safety
+    ///
+    /// `loc` must be a location `push` returned since the last `clear`, or
+    /// 0, and `block` its block number (`loc >> LOCAL_BITS`): the block's
+    /// base is read without a bounds check. The address is computed with
+    /// wrapping arithmetic; reading through it is the caller's business.
     #[inline(always)]
-    pub(crate) fn after_tag_split(&self, loc: Loc, block: u16) -> *const u8 {
+    pub(crate) unsafe fn after_tag_split(&self, loc: Loc, block: u16) -> *const u8 {
         debug_assert_eq!(u32::from(block), loc >> LOCAL_BITS, "wrong block");
         debug_assert!(
             usize::from(block) < self.bases.len(),
             "location {loc:#x} was never pushed"
         );
-        // SAFETY: `loc` came from `push` since the last `clear` (or is 0),
-        // and blocks are only removed by dropping the arena, so its block
-        // number, `block` (the caller's guarantee), is below `bases.len()`.
+        // SAFETY: `loc` came from `push` since the last `clear` (or is 0:
+        // the caller's contract), and blocks are only removed by dropping
+        // the arena, so its block number, `block`, is below `bases.len()`.
         // Skipping the bounds check removes a compare and a branch (and a
         // panic path that kept lookups from being inlined) from every read.
         let Base(biased) = unsafe { *self.bases.get_unchecked(usize::from(block)) };
         // `biased + loc` is the block's base plus the record's offset plus
         // `SHORT_PREFIX` (its id and length byte): inside the block, or one
         // past the static empty record.
-        // Wrapping arithmetic keeps this safe code (the callers dereference
-        // the result).
+        // Wrapping arithmetic: computing the address reads nothing (the
+        // callers dereference the result).
         biased.wrapping_add(loc as usize)
     }
 
-    /// The bytes of the string whose record is at `loc` (see
-    /// [`Arena::after_tag`]).
+    /// The bytes of the string whose record is at `loc`.
+    ///
+    /// # Safety
+    ///
+    /// `loc` must be a location `push` returned since the last `clear`, or
+    /// 0.
     #[inline(always)]
-    pub(crate) fn bytes(&self, loc: Loc) -> &[u8] {
-        let q = self.after_tag(loc);
+    pub(crate) unsafe fn bytes(&self, loc: Loc) -> &[u8] {
+        // SAFETY: the caller's contract is `after_tag`'s.
+        let q = unsafe { self.after_tag(loc) };
         // SAFETY: `q - 1` is the length byte of a record `push` wrote (or
-        // of the static empty record), and records are never overwritten until
-        // `clear`, after which no old location is used. `push` writes the
+        // of the static empty record: the caller's contract), and records
+        // are never overwritten until `clear`, after which no old location
+        // is used. `push` writes the
         // whole record (length prefix, then the bytes) before returning
         // its location, so the prefix and the bytes after it are
         // initialised, inside the block, and readable through `q`, which
@@ -884,20 +904,27 @@ impl Arena {
                 // Block numbers and record starts fit their bits (`push`
                 // made these locations).
                 let loc = ((block as u32) << LOCAL_BITS) | start as u32;
-                let s = self.str(loc);
+                // SAFETY: `loc` is the start of a record of a block of
+                // this arena (the loop walks each block's records, see
+                // above), a location `push` returned since the last
+                // `clear` (which empties every block).
+                let s = unsafe { self.str(loc) };
                 f(loc, s);
                 start += record_size(s.len()).expect("a stored record's size");
             }
         }
     }
 
-    /// Whether the record at `loc` (see [`Arena::after_tag`]) holds exactly
-    /// `s` (see [`holds_at`]).
+    /// Whether the record at `loc` holds exactly `s` (see [`holds_at`]).
+    ///
+    /// # Safety
+    ///
+    /// As for [`bytes`](Self::bytes).
     #[inline(always)]
-    pub(crate) fn holds(&self, loc: Loc, s: &[u8]) -> bool {
-        // SAFETY: `after_tag(loc)` is just past the length byte of a record
-        // `push` wrote (or of the static empty record), readable through it
-        // (see `bytes`).
+    pub(crate) unsafe fn holds(&self, loc: Loc, s: &[u8]) -> bool {
+        // SAFETY: the caller's contract, as for `bytes`: `after_tag(loc)` is
+        // just past the length byte of a record `push` wrote (or of the
+        // static empty record), readable through it.
         unsafe { holds_at(self.after_tag(loc), s) }
     }
 
@@ -951,7 +978,10 @@ impl Arena {
             let (loc, block, t) = slot(e);
             let matches = t == tag;
             if matches {
-                bytes = self.after_tag_split(loc, block);
+                // SAFETY: the table's elements give locations `push`
+                // returned since the last `clear` and their block numbers
+                // (this function's contract).
+                bytes = unsafe { self.after_tag_split(loc, block) };
             }
             matches
         }) else {
@@ -1013,16 +1043,25 @@ impl Arena {
     /// The address of the record at `loc` (its first byte, the id): for
     /// a prefetch, for the shared table's index and hints, for `set_id`.
     /// Reads no string memory.
+    ///
+    /// # Safety
+    ///
+    /// As for [`bytes`](Self::bytes) (the block's base is read unchecked).
     #[inline]
-    pub(crate) fn record_addr(&self, loc: Loc) -> *const u8 {
-        self.after_tag(loc).wrapping_sub(SHORT_PREFIX)
+    pub(crate) unsafe fn record_addr(&self, loc: Loc) -> *const u8 {
+        // SAFETY: the caller's contract.
+        unsafe { self.after_tag(loc) }.wrapping_sub(SHORT_PREFIX)
     }
 
-    /// The record at `loc`, a location `push` returned since the last
-    /// `clear` (or 0), as a lookup's result.
+    /// The record at `loc` as a lookup's result.
+    ///
+    /// # Safety
+    ///
+    /// As for [`bytes`](Self::bytes): [`Found::id`] reads the record.
     #[inline]
-    pub(crate) fn found(&self, loc: Loc) -> Found<'_> {
-        let p = self.record_addr(loc).cast_mut();
+    pub(crate) unsafe fn found(&self, loc: Loc) -> Found<'_> {
+        // SAFETY: the caller's contract.
+        let p = unsafe { self.record_addr(loc) }.cast_mut();
         Found {
             // Record addresses are inside blocks, or the static empty
             // record: never null (checked: `found` is off the hot path).
@@ -1032,13 +1071,20 @@ impl Arena {
         }
     }
 
-    /// Rewrites the id of the record at `loc` (see [`Arena::after_tag`]),
-    /// for a record pushed before its id was known.
-    pub(crate) fn set_id(&mut self, loc: Loc, id: u32) {
-        let p = self.record_addr(loc).cast_mut();
+    /// Rewrites the id of the record at `loc`, for a record pushed before
+    /// its id was known.
+    ///
+    /// # Safety
+    ///
+    /// `loc` must be a location `push` returned since the last `clear`
+    /// (location 0, the static empty record, panics).
+    pub(crate) unsafe fn set_id(&mut self, loc: Loc, id: u32) {
         assert!(loc != 0, "the empty record is static");
-        // SAFETY: `loc` is a location `push` returned (not the static
-        // empty record), so `p` is the start of a record inside a block of
+        // SAFETY: the caller's contract.
+        let p = unsafe { self.record_addr(loc) }.cast_mut();
+        // SAFETY: `loc` is a location `push` returned (the caller's
+        // contract; not the static empty record, asserted above), so `p`
+        // is the start of a record inside a block of
         // a chunk this arena owns, derived from that chunk's pointer, and
         // its first `ID_BYTES` are the id. `&mut self` excludes readers
         // holding `&self`; readers without a borrow (the shared table's
@@ -1186,9 +1232,14 @@ impl Arena {
     /// number and a short record's prefix (`after_tag(loc) - loc`, the
     /// same for every location of the block). For a reader without the
     /// arena (the shared table's hint cache).
+    ///
+    /// # Safety
+    ///
+    /// As for [`bytes`](Self::bytes) (the block's base is read unchecked).
     #[inline]
-    pub(crate) fn block_bias(&self, loc: Loc) -> *const u8 {
-        self.after_tag(loc).wrapping_sub(loc as usize)
+    pub(crate) unsafe fn block_bias(&self, loc: Loc) -> *const u8 {
+        // SAFETY: the caller's contract.
+        unsafe { self.after_tag(loc) }.wrapping_sub(loc as usize)
     }
 
     /// The string whose record is at `loc` (in block `block`, as for
@@ -1206,8 +1257,14 @@ impl Arena {
     /// location 0).
     #[inline(always)]
     pub(crate) unsafe fn str_tagged(&self, loc: Loc, block: u16, tag: u8) -> &str {
-        let q = self.after_tag_split(loc, block);
-        debug_assert_eq!(tag, self.bytes(loc).len().min(LONG_LEN) as u8, "wrong tag");
+        // SAFETY: the caller's contract.
+        let q = unsafe { self.after_tag_split(loc, block) };
+        #[cfg(debug_assertions)]
+        {
+            // SAFETY: as above.
+            let stored = unsafe { self.bytes(loc) };
+            debug_assert_eq!(tag, stored.len().min(LONG_LEN) as u8, "wrong tag");
+        }
         // SAFETY: `q - 1` is the record's length byte, `tag` (the caller's
         // guarantee): a short record's `tag` bytes follow it, a long
         // record's 4-byte length and its bytes (as in `bytes_at`), all
@@ -1229,15 +1286,18 @@ impl Arena {
         }
     }
 
-    /// The string whose record is at `loc`; see [`Arena::bytes`].
+    /// The string whose record is at `loc`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`bytes`](Self::bytes).
     #[inline(always)]
-    pub(crate) fn str(&self, loc: Loc) -> &str {
-        let bytes = self.bytes(loc);
-        // SAFETY: `loc` is a location returned by `push` (the callers only
-        // keep those), so `bytes` is exactly what `push` copied there from
-        // a `&str`: valid UTF-8. Records are never overwritten until
-        // `clear`, which the callers follow by forgetting every `Loc`.
-        unsafe { core::str::from_utf8_unchecked(bytes) }
+    pub(crate) unsafe fn str(&self, loc: Loc) -> &str {
+        // SAFETY: `loc` is a location returned by `push` since the last
+        // `clear` (the caller's contract), so `bytes` is exactly what
+        // `push` copied there from a `&str`: valid UTF-8. Records are never
+        // overwritten until `clear`.
+        unsafe { core::str::from_utf8_unchecked(self.bytes(loc)) }
     }
 
     /// The records of consecutive ids from the one at `loc` that its block
@@ -1891,7 +1951,8 @@ mod tests {
             .map(|(i, s)| a.push(s, i as u32, usize::MAX).unwrap())
             .collect();
         for (s, &loc) in strings.iter().zip(&locs) {
-            assert_eq!(a.str(loc), s);
+            // SAFETY: `push` returned `loc`.
+            assert_eq!(unsafe { a.str(loc) }, s);
             assert!(((loc & LOCAL_MASK) as usize) < MAX_BLOCK);
         }
         // The second record spilled from block 1 into block 2, which now

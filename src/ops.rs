@@ -770,11 +770,14 @@ impl<S: BuildHasher> StringTable<S> {
     /// `group` (its location is in the slot, loaded by
     /// [`prefetch_slots`](Self::prefetch_slots) a round earlier).
     #[inline(never)]
+    #[allow(unsafe_code)]
     fn prefetch_records(&self, group: &[(u64, &str)]) {
         debug_assert!(self.beyond_caches());
         for &(hash, _) in group {
             if let Some(e) = self.table.iter_hash(hash).next() {
-                prefetch(self.store.arena.record_addr(e.loc()));
+                // SAFETY: the table's slots hold locations the arena's
+                // `push` returned since the last `clear`.
+                prefetch(unsafe { self.store.arena.record_addr(e.loc()) });
             }
         }
     }

@@ -103,9 +103,17 @@ pub(crate) fn arena_bytes_for(strings: usize, bytes: usize) -> usize {
 /// The table hash of the string at `loc`, for growing the hash table: it
 /// reads the string from the arena. Tables grow by doubling, so each
 /// string is re-hashed about once over the table's life.
+///
+/// # Safety
+///
+/// `loc` must be a location `arena.push` returned since the last `clear`
+/// (as every slot of a hash table over `arena` holds: the callers pass it
+/// as that table's hasher).
 #[inline]
-pub(crate) fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, loc: Loc) -> u64 {
-    hash_str(hasher, arena.str(loc))
+#[allow(unsafe_code)]
+pub(crate) unsafe fn rehash<S: BuildHasher>(hasher: &S, arena: &Arena, loc: Loc) -> u64 {
+    // SAFETY: the caller's contract.
+    hash_str(hasher, unsafe { arena.str(loc) })
 }
 
 /// The id of `s` (not `""`) in `table`, a hash table of the locations of
@@ -203,6 +211,7 @@ unsafe fn find_probed<'a, const LONG: bool, R>(
 /// candidate with the right length byte is another string.
 #[cold]
 #[inline(never)]
+#[allow(unsafe_code)]
 fn find_full_slot<'a, R>(
     table: &HashTable<Slot>,
     arena: &'a Arena,
@@ -210,9 +219,12 @@ fn find_full_slot<'a, R>(
     s: &str,
     hit: fn(Found<'a>) -> R,
 ) -> Option<R> {
+    // SAFETY: the slots of `table` hold locations `arena.push` returned
+    // since the last `clear` (this function's callers' contract, as for
+    // `find_probed`).
     table
-        .find(hash, |e| arena.holds(e.loc(), s.as_bytes()))
-        .map(|e| hit(arena.found(e.loc())))
+        .find(hash, |e| unsafe { arena.holds(e.loc(), s.as_bytes()) })
+        .map(|e| hit(unsafe { arena.found(e.loc()) }))
 }
 
 /// Whether `s` is neither `""` nor long (under [`LONG_LEN`] bytes): one
@@ -1019,6 +1031,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// (median of 13 comparisons, 0.99x-1.07x; hot-path levers 39 and 54,
     /// `benches/README.md`).
     #[inline(never)]
+    #[allow(unsafe_code)]
     fn insert_in_place(&mut self, hash: u64, s: &str) -> Option<StringId> {
         let n = self.store.len();
         let store = &mut self.store;
@@ -1031,8 +1044,12 @@ impl<S: BuildHasher> StringTable<S> {
             let id = n as u32;
             store.push_entry(loc, s);
             let (arena, hasher) = (&store.arena, &self.hasher);
-            self.table
-                .insert_unique(hash, Slot::of(loc, s), |e| rehash(hasher, arena, e.loc()));
+            let hash_slot = |e: &Slot| {
+                // SAFETY: the table's slots hold locations the arena's
+                // `push` returned since the last `clear`.
+                unsafe { rehash(hasher, arena, e.loc()) }
+            };
+            self.table.insert_unique(hash, Slot::of(loc, s), hash_slot);
             return Some(StringId::from_u32(id));
         }
         None
@@ -1043,6 +1060,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// within the byte budget, then copies the string.
     #[cold]
     #[inline(never)]
+    #[allow(unsafe_code)]
     fn insert_slow(&mut self, hash: u64, s: &str) -> Result<StringId, Error> {
         let n = self.store.len();
         if n >= self.limits.get_max_strings() {
@@ -1104,8 +1122,11 @@ impl<S: BuildHasher> StringTable<S> {
             .push(s, id, budget)
             .map_err(|e| e.naming_limit(max_bytes))?;
         let (arena, hasher) = (&self.store.arena, &self.hasher);
-        self.table
-            .insert_unique(hash, Slot::of(loc, s), |e| rehash(hasher, arena, e.loc()));
+        let hash_slot = |e: &Slot| {
+            // SAFETY: as in `insert_in_place`.
+            unsafe { rehash(hasher, arena, e.loc()) }
+        };
+        self.table.insert_unique(hash, Slot::of(loc, s), hash_slot);
         Ok(StringId::from_u32(id))
     }
 
@@ -1121,9 +1142,12 @@ impl<S: BuildHasher> StringTable<S> {
     /// string once it outgrows the caches. The peak memory is the same
     /// (both tables until the old one is dropped).
     #[cold]
+    #[allow(unsafe_code)]
     pub(crate) fn rebuilt_table(&self, capacity: usize) -> Option<HashTable<Slot>> {
         let (arena, hasher) = (&self.store.arena, &self.hasher);
-        let rehash = |e: &Slot| rehash(hasher, arena, e.loc());
+        // SAFETY: the new table's slots, copied from the index below, hold
+        // locations the arena's `push` returned since the last `clear`.
+        let rehash = |e: &Slot| unsafe { rehash(hasher, arena, e.loc()) };
         let mut table = HashTable::new();
         table
             .try_reserve(capacity.max(self.table.len()), rehash)

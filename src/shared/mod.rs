@@ -1212,14 +1212,19 @@ impl<S: BuildHasher> SharedStringTable<S> {
             self.insert_slow(shard, bits, s, max)?
         };
         let Shard { arena, table } = &mut **shard;
-        let record = arena.record_addr(loc);
+        // SAFETY: `loc` is the location the shard's arena just returned
+        // for `s` (in place, or from `insert_slow`'s push).
+        let record = unsafe { arena.record_addr(loc) };
         // This shard's next record comes several insertions later, when
         // its line may have left the L1.
         Arena::prefetch_after(record, s.len());
         self.index.publish(id, record);
-        table.insert_unique(hash, Slot::of(loc, s), |e| {
-            rehash(&self.hasher, arena, e.loc())
-        });
+        let hash_slot = |e: &Slot| {
+            // SAFETY: the shard table's slots hold locations its arena's
+            // `push` returned (a shard arena is never cleared).
+            unsafe { rehash(&self.hasher, arena, e.loc()) }
+        };
+        table.insert_unique(hash, Slot::of(loc, s), hash_slot);
         Ok((StringId::from_u32(id), loc))
     }
 
@@ -1247,9 +1252,11 @@ impl<S: BuildHasher> SharedStringTable<S> {
         let id = reserved.assign();
         // The record was written before its id was known; no reader sees
         // it before `publish`.
-        shard.arena.set_id(loc, id);
-        self.hints
-            .publish_block(bits, loc, shard.arena.block_bias(loc));
+        // SAFETY: `prepare` returned `loc` from the shard arena's `push`.
+        unsafe { shard.arena.set_id(loc, id) };
+        // SAFETY: as above.
+        let bias = unsafe { shard.arena.block_bias(loc) };
+        self.hints.publish_block(bits, loc, bias);
         Ok((id, loc))
     }
 

@@ -272,7 +272,9 @@ impl Shard {
         capacity: usize,
     ) -> Result<(), ()> {
         let Shard { table, arena } = self;
-        let rehash = |e: &Slot| rehash(hasher, arena, e.loc());
+        // SAFETY: the grown table's slots are made below from the arena's
+        // records, by the locations `for_each_record` gives.
+        let rehash = |e: &Slot| unsafe { rehash(hasher, arena, e.loc()) };
         let mut grown = HashTable::new();
         grown
             .try_reserve(capacity.max(table.len()), rehash)
@@ -325,7 +327,8 @@ mod tests {
             let (hash, _) = hash_of(&hasher, &s);
             let loc = shard.arena.push(&s, i, usize::MAX).unwrap();
             let Shard { arena, table } = &mut shard;
-            table.insert_unique(hash, Slot::of(loc, &s), |e| {
+            // SAFETY: every slot holds a location `push` returned.
+            table.insert_unique(hash, Slot::of(loc, &s), |e| unsafe {
                 crate::table::rehash(&hasher, arena, e.loc())
             });
         }
