@@ -219,9 +219,9 @@ fn find_full_slot<'a, R>(
     s: &str,
     hit: fn(Found<'a>) -> R,
 ) -> Option<R> {
-    // SAFETY: the slots of `table` hold locations `arena.push` returned
-    // since the last `clear` (this function's callers' contract, as for
-    // `find_probed`).
+    // SAFETY: as in `find_probed`: the slots of a table hold locations its
+    // arena's `push` returned since the last `clear` (tables are emptied
+    // with their arena).
     table
         .find(hash, |e| unsafe { arena.holds(e.loc(), s.as_bytes()) })
         .map(|e| hit(unsafe { arena.found(e.loc()) }))
