@@ -204,9 +204,14 @@
 //!   returned for the string it stored there; its form for strings
 //!   under 255 bytes filters candidates by the length as a byte, so its
 //!   callers (`try_intern`, `get`, the batch's loop) promise that the
-//!   string is that short, as they have just tested;
+//!   string is that short, as they have just tested; and the hash
+//!   table's growth, which re-hashes each string read through its slot's
+//!   location (`table::rehash`, the hasher given to hashbrown). Every
+//!   arena method that takes a location and reads through it (or looks
+//!   up its block unchecked) is an `unsafe fn` whose contract is that the
+//!   location came from the arena's `push`;
 //! - a prefetch hint for [`StringTable::intern_batch`] (a no-op under
-//!   Miri and off x86-64);
+//!   Miri and off x86-64), at the record a slot's location names;
 //! - `unsafe impl Sync for Arena` (so `StringTable`, `Iter` and `Resolver`
 //!   are `Sync`): the only `!Sync` part of an arena is the `bumpalo::Bump`
 //!   that owns its chunks, which no method taking `&self` touches (every
