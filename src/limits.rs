@@ -15,7 +15,17 @@ use crate::error::{Error, ErrorKind};
 ///
 /// It bounds the heap at every moment, not only between insertions: a
 /// hash table that grows allocates its replacement (twice its size) while
-/// the old one is still held, so that moment counts both. A table capped
+/// the old one is still held, so that moment counts both, and
+/// [`shrink_to`](crate::StringTable::shrink_to) skips a copy that would
+/// go past the limit. Two growths are counted by the bytes they add, not
+/// by that moment: a `StringTable`'s id index (5 bytes per string) and
+/// the arena's block list (16 bytes per 64 KiB block) grow by `realloc`,
+/// and an allocator that moves the block holds the old and the new one
+/// while it copies: up to the old index's bytes past the limit, for that
+/// moment (glibc can, below its `mmap` threshold, 128 KiB by default;
+/// larger blocks it remaps without a copy). Charging the whole new index
+/// instead cost 2-3% of the strings a limit takes, up to 14% at some
+/// limits (`benches/README.md`). A table capped
 /// at exactly the footprint that `n` strings reach can therefore refuse a
 /// string before the `n`th, where the hash table grows: capped at the
 /// 90,325 bytes (on 64-bit targets) that a `StringTable` of the 2,000

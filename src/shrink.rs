@@ -188,7 +188,9 @@ impl<S: BuildHasher> StringTable<S> {
     /// freed before its new chunk is allocated (if that allocation fails,
     /// the table has no chunk until the next string needs one). Shrinking
     /// the index or the hash table holds the old and the new one at once
-    /// for a moment, and shrinking the hash table of a table that holds
+    /// for a moment, so a table with a byte limit skips a step whose moment
+    /// would go past [`Limits::max_bytes`](crate::Limits::max_bytes) (the
+    /// part then keeps its size); shrinking the hash table of a table that holds
     /// strings re-hashes every string (O(len), like growing it). When
     /// `memory_usage() <= max_bytes` already, it does nothing and costs
     /// nothing, so a profiler can call it after every `clear`.
@@ -318,7 +320,10 @@ impl<S: BuildHasher> StringTable<S> {
                 self.table.len()
             };
             let capacity = table_capacity_for(table_share).max(floor);
-            self.shrink_table(capacity);
+            // An empty table is freed before its replacement is allocated.
+            if self.table.is_empty() || self.within_limit_with(table_bytes_for(capacity)) {
+                self.shrink_table(capacity);
+            }
         }
         if index_share < index {
             let floor = if cleared {
@@ -327,8 +332,18 @@ impl<S: BuildHasher> StringTable<S> {
                 self.len()
             };
             let capacity = index_capacity_for(index_share).max(floor);
-            self.store.shrink_index(capacity);
+            if self.within_limit_with(capacity.saturating_mul(ENTRY_BYTES)) {
+                self.store.shrink_index(capacity);
+            }
         }
+    }
+
+    /// Whether `bytes` more, held with everything the table holds now (a
+    /// replacement copied while the old part is held), stay within the
+    /// table's byte limit.
+    fn within_limit_with(&self, bytes: usize) -> bool {
+        let max_bytes = self.limits.get_max_bytes();
+        max_bytes == usize::MAX || self.memory_usage().saturating_add(bytes) <= max_bytes
     }
 
     /// Releases all the memory the table does not need:

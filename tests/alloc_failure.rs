@@ -27,7 +27,8 @@
 //! once it succeeds the room it made is all there.
 //! `shrink_to` is failed at each of its allocations, on a table that holds
 //! strings and right after `clear`: it must not abort, lose a string or
-//! leave the table larger.
+//! leave the table larger; on a table with a byte limit, none of its
+//! allocations may take the heap past that limit.
 //!
 //! Run with `cargo test --test alloc_failure`; `-- --include-ignored` also
 //! runs the case of a documented limitation (the table's fixed bookkeeping
@@ -638,6 +639,60 @@ fn shrink_holding_strings() {
     t.check_all();
 }
 
+/// `shrink_to` on a table with a byte limit: shrinking the id index or the
+/// hash table copies it while the old one is held, and a step whose moment
+/// would go past `max_bytes` is skipped. The allocator refuses any
+/// allocation that takes the heap past what the limit allows, so a step
+/// that went past it would be refused (and counted); with room to spare,
+/// the same shrink releases memory.
+fn shrink_within_limits() {
+    let fill = |max_bytes: usize| {
+        let mut t = Checked::new(StringTable::with_limits(Limits::new().max_bytes(max_bytes)));
+        for i in 0..scaled(20_000, 300) {
+            let s = format!("limited-{i}");
+            match t.table.try_intern(&s) {
+                Ok(id) => {
+                    assert_eq!(id.index(), t.strings.len());
+                    t.strings.push(s);
+                }
+                Err(e) => {
+                    assert_eq!(e.kind(), ErrorKind::MemoryLimit);
+                    break;
+                }
+            }
+        }
+        t
+    };
+    // Filled up to a limit: the index and the hash table have slack (they
+    // grew ahead of the strings), but no room to copy them.
+    let max_bytes = scaled(100_000, 12_000);
+    let mut t = fill(max_bytes);
+    let before = t.table.memory_usage();
+    assert!(before <= max_bytes);
+    let allowed = LIVE.load(Relaxed) - before + max_bytes;
+    let (_, stats) = armed(Fail::LiveAbove(allowed), || t.table.shrink_to_fit());
+    assert_eq!(stats.refused, 0, "shrink_to went past max_bytes: {stats:?}");
+    assert!(t.table.memory_usage() <= before);
+    t.check_all();
+    // The same strings under a limit with room for the copies: the shrink
+    // releases the slack, and still within the limit.
+    let mut roomy = Checked::new(StringTable::with_limits(
+        Limits::new().max_bytes(3 * max_bytes),
+    ));
+    for s in &t.strings[1..] {
+        roomy.intern(s);
+    }
+    let before = roomy.table.memory_usage();
+    let allowed = LIVE.load(Relaxed) - before + 3 * max_bytes;
+    let (_, stats) = armed(Fail::LiveAbove(allowed), || roomy.table.shrink_to_fit());
+    assert_eq!(stats.refused, 0, "shrink_to went past max_bytes: {stats:?}");
+    assert!(
+        roomy.table.memory_usage() < before,
+        "nothing released: {before} bytes"
+    );
+    roomy.check_all();
+}
+
 /// `try_reserve` failed at each of its allocations in turn (the arena
 /// chunk, the block list, the id index, the hash table), and at every
 /// allocation of 64 bytes or more: `AllocFailed`, no string lost, room
@@ -894,6 +949,7 @@ const CASES: &[Case] = &[
         None,
     ),
     ("shrink_holding_strings", shrink_holding_strings, None),
+    ("shrink_within_limits", shrink_within_limits, None),
     (
         "reserve_every_allocation_point",
         reserve_every_allocation_point,
