@@ -4,7 +4,7 @@
 use core::fmt;
 use core::hash::BuildHasher;
 
-use crate::arena::DEDICATED_MIN;
+use crate::arena::{DEDICATED_MIN, MAX_ARENA_BYTES};
 use crate::error::Error;
 use crate::id::StringId;
 use crate::iter::{Iter, Strings};
@@ -12,7 +12,9 @@ use crate::prefetch::prefetch;
 use crate::remap::{IdSet, Remap};
 use crate::resolver::Resolver;
 use crate::shared::SharedStringTable;
-use crate::table::{Builder, SLOT_BYTES, Slot, StringTable, hash_str, intern_failed, is_short};
+use crate::table::{
+    Builder, SLOT_BYTES, Slot, StringTable, arena_bytes_for, hash_str, intern_failed, is_short,
+};
 
 /// Strings handled per pipeline round of a batch: enough independent
 /// lookups to keep the CPU's outstanding cache misses busy. Measured on
@@ -1025,7 +1027,11 @@ impl Resolver {
     ///
     /// # Errors
     ///
-    /// An [`Error`] if the new table or the remap cannot be allocated.
+    /// An [`Error`] if the new table or the remap cannot be allocated, or
+    /// if the kept strings are more than one [`StringTable`] can hold
+    /// ([`ErrorKind::CapacityOverflow`](crate::ErrorKind::CapacityOverflow):
+    /// a shared table's shards can together hold more than
+    /// [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES)).
     ///
     /// # Examples
     ///
@@ -1059,6 +1065,12 @@ fn compact_strings<S: BuildHasher>(
                 bytes += len;
             }
         }
+    }
+    // A first chunk past what one arena can address would be refused
+    // although the strings may fit (the chunk's estimate adds room for
+    // blocks' unused ends): then the arena grows as the strings come.
+    if arena_bytes_for(count, bytes) > MAX_ARENA_BYTES {
+        bytes = 0;
     }
     let mut out = builder.capacity(count, bytes).try_build()?;
     let mut remap = Remap::try_with_capacity(src.len())?;
