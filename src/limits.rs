@@ -124,10 +124,12 @@ impl Limits {
     /// smaller; a cap below the empty table's own footprint (under 100
     /// bytes for a `StringTable`, about 2.4 KB per shard for a
     /// `SharedStringTable`) is raised to that footprint. The first string
-    /// needs more (on 64-bit targets, at least 750 bytes for a
-    /// `StringTable`, 7,204 for a one-shard shared table and 24,340 for an
-    /// eight-shard one, the latter two for the id index's first segment of
-    /// 4 KiB, the shard's first chunk of 608 bytes and its hash table; the
+    /// needs more (on 64-bit targets, 750 bytes for a short string in a
+    /// `StringTable`, 7,204 in a one-shard shared table and 24,340 in an
+    /// eight-shard one, 56 bytes less for a string of 200 to 400 bytes;
+    /// the latter two for the id index's first segment of 4 KiB, the
+    /// shard's first chunk of 608 bytes (552 for the longer string: a
+    /// block-list entry fewer) and its hash table; the
     /// hint cache's levels, the first 8 KiB, are left out while one would
     /// take more than half of what the cap leaves), so a cap at the floor
     /// makes a table that refuses every string with

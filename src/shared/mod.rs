@@ -1895,6 +1895,32 @@ mod tests {
         // took the bytes the string's first chunk needed.
         assert_eq!(first(&shared(1)), Some(7_204));
         assert_eq!(first(&shared(8)), Some(24_340));
+        // A first string whose record fills bumpalo's smallest chunk needs
+        // 56 bytes less: a shorter one's near-limit chunk is asked for
+        // below that size, and the chunk bumpalo gives is cut into two
+        // blocks, a block-list entry more (`Arena::advance`).
+        for len in [200, 400] {
+            let s = "x".repeat(len);
+            let table = |max| {
+                crate::StringTable::with_limits(Limits::new().max_bytes(max))
+                    .try_intern(&s)
+                    .is_ok()
+            };
+            let shared = |shards| {
+                let s = &s;
+                move |max| {
+                    SharedStringTable::builder()
+                        .shards(shards)
+                        .limits(Limits::new().max_bytes(max))
+                        .build()
+                        .try_intern(s)
+                        .is_ok()
+                }
+            };
+            assert_eq!(first(&table), Some(694), "{len} bytes");
+            assert_eq!(first(&shared(1)), Some(7_148), "{len} bytes");
+            assert_eq!(first(&shared(8)), Some(24_284), "{len} bytes");
+        }
     }
 
     /// A hint-cache level takes at most half of what the limit leaves: a
