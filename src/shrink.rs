@@ -190,7 +190,8 @@ impl<S: BuildHasher> StringTable<S> {
     /// the index or the hash table holds the old and the new one at once
     /// for a moment, so a table with a byte limit skips a step whose moment
     /// would go past [`Limits::max_bytes`](crate::Limits::max_bytes) (the
-    /// part then keeps its size); shrinking the hash table of a table that holds
+    /// part then keeps its size, and `memory_usage()` can stay above
+    /// `max_bytes`); shrinking the hash table of a table that holds
     /// strings re-hashes every string (O(len), like growing it). When
     /// `memory_usage() <= max_bytes` already, it does nothing and costs
     /// nothing, so a profiler can call it after every `clear`.
