@@ -446,9 +446,10 @@ impl<S: BuildHasher> SharedBuilder<S> {
     /// (besides `""`, which every table holds): the id index, the hint
     /// cache's level for that many strings, and each
     /// shard's hash table and first arena chunk, sized for its share of a
-    /// random split (the even share plus three standard deviations, and
-    /// at most twice the even share, so the whole is at most about twice
-    /// the hint), so that filling the table to that size seldom allocates
+    /// random split (the even share, rounded up, plus three standard
+    /// deviations, and at most twice that share, so the whole is at most
+    /// twice the hint rounded up to a multiple of the shard count: 9
+    /// strings over 8 shards plan room for 32), so that filling the table to that size seldom allocates
     /// once each shard's share is a few dozen strings (a shard that draws
     /// more than its margin grows as usual: at 8 shards, in 200 builds
     /// with random hashers, a hint of 10 strings of 4 KiB grew in 153, of
@@ -706,8 +707,9 @@ impl Presize {
     /// about `sqrt(m / shards)`; with three of them on top of the even
     /// share, a shard draws more than its room with probability about
     /// 0.13%, and then only that shard grows. Bytes get the same relative
-    /// margin. The margin is at most the even share itself, so the plan
-    /// never reserves more than twice the hint: with fewer strings than
+    /// margin. The margin is at most the even share itself (rounded up),
+    /// so the plan never reserves more than twice the hint rounded up to a
+    /// multiple of the shard count: with fewer strings than
     /// shards (an even share of one), three deviations and four strings
     /// would have given every shard room for eight, and a hint of a few
     /// huge strings eight times its bytes in every shard.
@@ -2025,6 +2027,11 @@ mod tests {
                 "{shards} shards, {strings} strings, {bytes} bytes: {arena} bytes of arena"
             );
         }
+        // Twice the hint rounded up to a multiple of the shard count, as
+        // the builder's docs say: 9 strings over 8 shards, room for 32.
+        let hints = Hints::new(8).unwrap();
+        let plan = Presize::new(9, 900, &hints).unwrap();
+        assert_eq!(plan.shard_strings * 8, 32);
         // An empty hint plans nothing; a hint of bytes alone plans.
         let hints = Hints::new(8).unwrap();
         assert!(Presize::new(0, 0, &hints).is_none());
