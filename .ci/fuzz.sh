@@ -23,7 +23,9 @@ cargo fuzz --version
 
 # -max_len per target: table_ops inputs are operation lists; pprof_decode's
 # 16 KiB bound keeps a gzip bomb (about 1,000x) plus decoding (up to 36x)
-# under the RSS limit.
+# under the RSS limit for one decoded copy (the target compares the input
+# and the output profile to profile, four copies, only up to 1 MiB
+# decoded).
 declare -A max_len=([table_ops]=4096 [shared_ops]=4096 [pprof_decode]=16384)
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then

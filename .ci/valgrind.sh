@@ -23,13 +23,22 @@ export STRTAB_VALGRIND=1
 memcheck=(valgrind --tool=memcheck --error-exitcode=1 --leak-check=full
     --errors-for-leak-kinds=definite --show-leak-kinds=definite --quiet)
 
+if ! command -v python3 >/dev/null 2>&1; then
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3
+fi
+
 # Build the test binaries and list them (profile.test marks test harnesses,
-# not examples or build scripts).
+# not examples or build scripts). The build's messages go to a file first,
+# so that a failed build fails this script (a process substitution's exit
+# status is not checked).
+messages="$(mktemp)"
+trap 'rm -f "$messages"' EXIT
+cargo test --release --no-run --message-format=json > "$messages"
 bins=()
 while IFS= read -r bin; do
     bins+=("$bin")
-done < <(cargo test --release --no-run --message-format=json |
-    python3 -c '
+done < <(python3 -c '
 import json, sys
 for line in sys.stdin:
     try:
@@ -38,7 +47,7 @@ for line in sys.stdin:
         continue
     if msg.get("reason") == "compiler-artifact" and msg.get("profile", {}).get("test") and msg.get("executable"):
         print(msg["executable"])
-')
+' < "$messages")
 if [[ ${#bins[@]} -eq 0 ]]; then
     echo "valgrind.sh: no test binaries found" >&2
     exit 1

@@ -102,8 +102,12 @@ enum Text {
 }
 
 impl Text {
-    fn make(&self, model: &Model) -> String {
-        match self {
+    /// The text's string; `pending` bytes of strings are already made for
+    /// the same operation (a batch's or a merge's), and count towards
+    /// [`MAX_TOTAL_BYTES`] with the model's.
+    fn make(&self, model: &Model, pending: usize) -> String {
+        let room = MAX_TOTAL_BYTES.saturating_sub(model.total_bytes.saturating_add(pending));
+        let s = match self {
             Text::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
             Text::Existing(i) => model.strings[usize::from(*i) % model.strings.len()].clone(),
             Text::Repeat { byte, lo, hi } => {
@@ -112,15 +116,35 @@ impl Text {
                     None => usize::from(*lo),
                     Some(hi) => (usize::from(*hi) << 16 | usize::from(*lo)) % MAX_REPEAT,
                 };
-                if model.total_bytes + len > MAX_TOTAL_BYTES {
+                if len > room {
                     String::from("too-big")
                 } else {
                     c.to_string().repeat(len)
                 }
             }
             Text::Numbered(n) => format!("s{n}"),
+        };
+        if s.len() > room {
+            String::from("too-big")
+        } else {
+            s
         }
     }
+}
+
+/// The strings of `texts`, made for one operation: their bytes together
+/// stay within [`MAX_TOTAL_BYTES`] with the model's (each text checked
+/// alone, a batch of 450 repeats of 600 KiB passed).
+fn make_all(texts: &[Text], model: &Model) -> Vec<String> {
+    let mut pending = 0;
+    texts
+        .iter()
+        .map(|t| {
+            let s = t.make(model, pending);
+            pending += s.len();
+            s
+        })
+        .collect()
 }
 
 /// Hashes a value to its length modulo 4 (times a constant, so both
@@ -324,7 +348,7 @@ fn run<S: BuildHasher>(input: &Input, hasher: S, salt: Option<&AtomicU64>) {
     for op in &input.ops {
         match op {
             Op::Intern(t) | Op::TryIntern(t) => {
-                let s = t.make(&model);
+                let s = t.make(&model, 0);
                 intern_checked(&table, &mut model, s, salt);
             }
             // Bounded, so that an input's run stays short.
@@ -337,7 +361,7 @@ fn run<S: BuildHasher>(input: &Input, hasher: S, salt: Option<&AtomicU64>) {
             }
             Op::Batch(texts) => {
                 // Slices of one buffer, as a profiler's sample passes them.
-                let made: Vec<String> = texts.iter().map(|t| t.make(&model)).collect();
+                let made = make_all(&texts, &model);
                 let model = &mut model;
                 let mut failed = None;
                 slices::intern_sample(
@@ -350,7 +374,7 @@ fn run<S: BuildHasher>(input: &Input, hasher: S, salt: Option<&AtomicU64>) {
                     refused(&table, model, &s, &e, salt);
                 }
             }
-            Op::Get(t) => check_get(&table, &model, &t.make(&model), salt),
+            Op::Get(t) => check_get(&table, &model, &t.make(&model, 0), salt),
             Op::Resolve(i) => {
                 let got = table.resolve(StringId::from_u32(*i));
                 assert_eq!(got, model.strings.get(*i as usize).map(String::as_str));

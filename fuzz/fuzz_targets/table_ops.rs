@@ -132,8 +132,12 @@ enum Text {
 }
 
 impl Text {
-    fn make(&self, model: &Model) -> String {
-        match self {
+    /// The text's string; `pending` bytes of strings are already made for
+    /// the same operation (a batch's or a merge's), and count towards
+    /// [`MAX_TOTAL_BYTES`] with the model's.
+    fn make(&self, model: &Model, pending: usize) -> String {
+        let room = MAX_TOTAL_BYTES.saturating_sub(model.total_bytes.saturating_add(pending));
+        let s = match self {
             Text::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
             Text::Existing(i) => model.strings[usize::from(*i) % model.strings.len()].clone(),
             Text::Repeat { byte, lo, hi } => {
@@ -142,15 +146,35 @@ impl Text {
                     None => usize::from(*lo),
                     Some(hi) => (usize::from(*hi) << 16 | usize::from(*lo)) % MAX_REPEAT,
                 };
-                if model.total_bytes + len > MAX_TOTAL_BYTES {
+                if len > room {
                     String::from("too-big")
                 } else {
                     c.to_string().repeat(len)
                 }
             }
             Text::Numbered(n) => format!("s{n}"),
+        };
+        if s.len() > room {
+            String::from("too-big")
+        } else {
+            s
         }
     }
+}
+
+/// The strings of `texts`, made for one operation: their bytes together
+/// stay within [`MAX_TOTAL_BYTES`] with the model's (each text checked
+/// alone, a batch of 450 repeats of 600 KiB passed).
+fn make_all(texts: &[Text], model: &Model) -> Vec<String> {
+    let mut pending = 0;
+    texts
+        .iter()
+        .map(|t| {
+            let s = t.make(model, pending);
+            pending += s.len();
+            s
+        })
+        .collect()
 }
 
 #[derive(Clone, Copy, Default)]
@@ -354,7 +378,7 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
     for (step, op) in input.ops.iter().enumerate() {
         match op {
             Op::Intern(text) => {
-                let s = text.make(&model);
+                let s = text.make(&model, 0);
                 if !limited(&table) || model.ids.contains_key(&s) {
                     // Tables without limits, and hits, never fail.
                     let id = table.intern(&s);
@@ -368,11 +392,11 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
                 }
             }
             Op::TryIntern(text) => {
-                let s = text.make(&model);
+                let s = text.make(&model, 0);
                 try_intern(&mut table, &mut model, &s);
             }
             Op::Get(text) => {
-                let s = text.make(&model);
+                let s = text.make(&model, 0);
                 let want = model.ids.get(&s).map(|&id| StringId::from_u32(id));
                 assert_eq!(table.get(&s), want);
                 assert_eq!(table.contains(&s), want.is_some());
@@ -425,7 +449,7 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
             Op::Check => check_full(&table, &model),
             Op::Batch(texts) => {
                 // Slices of one buffer, as a profiler's sample passes them.
-                let made: Vec<String> = texts.iter().map(|t| t.make(&model)).collect();
+                let made = make_all(&texts, &model);
                 let model = &mut model;
                 let table = &mut table;
                 let mut failed = None;
@@ -454,8 +478,7 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
             Op::Merge(texts) => {
                 let mut other = StringTable::new();
                 let mut other_strings = vec![String::new()];
-                for t in texts {
-                    let s = t.make(&model);
+                for s in make_all(&texts, &model) {
                     if other.get(&s).is_none() {
                         other_strings.push(s.clone());
                     }
