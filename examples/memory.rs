@@ -287,21 +287,29 @@ fn mib(b: usize) -> String {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let usage = || -> ! {
+        eprintln!(
+            "usage: memory [run IMPL WORKLOAD | big | long | burst N shrink|clear]\n\
+             IMPL: {}; WORKLOAD: {}",
+            IMPLS.join(", "),
+            WORKLOADS.join(", ")
+        );
+        std::process::exit(2);
+    };
     match args.as_slice() {
-        ["run", imp, workload] => return run(imp, workload),
+        ["run", imp, workload] if IMPLS.contains(imp) && WORKLOADS.contains(workload) => {
+            return run(imp, workload);
+        }
         ["big"] => return big(),
         ["long"] => return long(),
-        ["burst", n, mode] => {
-            let n: usize = n.parse().expect("a burst size");
+        ["burst", n, mode @ ("shrink" | "clear")] => {
+            let Ok(n) = n.parse::<usize>() else { usage() };
             let shrink = *mode == "shrink";
             let b = burst::run(n, shrink, &trim);
             return println!("{}", burst::row("glibc", n, shrink, &b));
         }
         [] => {}
-        _ => {
-            eprintln!("usage: memory [run IMPL WORKLOAD | big | long | burst N shrink|clear]");
-            std::process::exit(2);
-        }
+        _ => usage(),
     }
 
     let strings = setup::unique_strings(setup::UNIQUE, setup::SEED);
