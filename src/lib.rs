@@ -85,15 +85,17 @@
 //! - **Page-tuned chunks.** The first chunk holds [`FIRST_CHUNK_CAPACITY`]
 //!   bytes: 16 KiB (four pages) minus bumpalo's 48-byte chunk footer and
 //!   the allocator's 16-byte header ([`CHUNK_OVERHEAD`]), so the whole
-//!   allocation is exactly four pages. Every later chunk is also a whole
-//!   number of pages. Chunks double up to [`MAX_CHUNK_CAPACITY`] (256 KiB
+//!   allocation is exactly four pages. Later chunks are whole pages too,
+//!   but for bumpalo's smallest (1,008 bytes), which the arena adds
+//!   before a dedicated chunk (below) and near a byte limit. Chunks
+//!   double up to [`MAX_CHUNK_CAPACITY`] (256 KiB
 //!   with overhead); beyond it a chunk size is kept until the arena holds
 //!   [`CHUNK_GROWTH_RATIO`] times that size in all, so the number of
 //!   chunks grows with the logarithm of the bytes stored while the unused
 //!   tail of the last chunk stays a small fraction of the arena. A string
-//!   of more than about 64 KiB that does not fit the current chunk gets a
-//!   chunk of its own, sized to it (or an empty block left by `clear`),
-//!   and the current chunk stays open.
+//!   of more than about 64 KiB (a record over 65,520 bytes, more than a
+//!   64 KiB block holds) always gets a chunk of its own, sized to it (or
+//!   an empty block left by `clear`), and the current chunk stays open.
 //! - **Nothing is freed per string.** Strings live until the table is
 //!   dropped or cleared; [`StringTable::shrink_to`] after a `clear` frees
 //!   the chunks a burst left behind.
@@ -140,7 +142,7 @@
 //! |---|---|
 //! | [`intern`](StringTable::intern) / [`try_intern`](StringTable::try_intern), hit | hash the string, one probe, compare bytes with one candidate (almost always) |
 //! | `intern`, miss | the above, plus a copy into the arena; amortised O(1) growth |
-//! | [`intern_batch`](StringTable::intern_batch) | as `intern` per string, but a string passed again by the same slice takes its earlier id (no hash, no probe); on tables beyond the CPU caches, a lookup's cache misses overlap with those of the next 16 (two groups of 8 fetched ahead) |
+//! | [`intern_batch`](StringTable::intern_batch) | as `intern` per string, but on cache-resident tables a string passed again by the same slice takes its earlier id (no hash, no probe); on tables beyond the CPU caches, a lookup's cache misses overlap with those of the next 16 (two groups of 8 fetched ahead) |
 //! | [`get`](StringTable::get) | as a hit; never inserts |
 //! | [`resolve`](StringTable::resolve), `table[id]` | O(1): one index read, no hashing |
 //! | [`iter`](StringTable::iter) | O(1) per string, in id order, sequential in memory |
