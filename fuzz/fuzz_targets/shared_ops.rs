@@ -39,16 +39,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 #[path = "common/slices.rs"]
 mod slices;
+#[path = "common/text.rs"]
+mod text;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use strtab::{ErrorKind, Limits, SharedStringTable, StringId};
-
-/// Longest string a `Repeat` makes: past a 256 KiB chunk, so dedicated
-/// chunks are exercised.
-const MAX_REPEAT: usize = 600 * 1024;
-/// Cap on the bytes one input may intern in total (keeps RSS bounded).
-const MAX_TOTAL_BYTES: usize = 8 << 20;
+use text::{Text, make_all};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -91,60 +88,6 @@ enum Op {
         first: u16,
         count: u16,
     },
-}
-
-#[derive(Arbitrary, Debug)]
-enum Text {
-    Bytes(Vec<u8>),
-    Existing(u16),
-    Repeat { byte: u8, lo: u16, hi: Option<u8> },
-    Numbered(u16),
-}
-
-impl Text {
-    /// The text's string; `pending` bytes of strings are already made for
-    /// the same operation (a batch's or a merge's), and count towards
-    /// [`MAX_TOTAL_BYTES`] with the model's.
-    fn make(&self, model: &Model, pending: usize) -> String {
-        let room = MAX_TOTAL_BYTES.saturating_sub(model.total_bytes.saturating_add(pending));
-        let s = match self {
-            Text::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-            Text::Existing(i) => model.strings[usize::from(*i) % model.strings.len()].clone(),
-            Text::Repeat { byte, lo, hi } => {
-                let c = char::from(b' ' + byte % 95);
-                let len = match hi {
-                    None => usize::from(*lo),
-                    Some(hi) => (usize::from(*hi) << 16 | usize::from(*lo)) % MAX_REPEAT,
-                };
-                if len > room {
-                    String::from("too-big")
-                } else {
-                    c.to_string().repeat(len)
-                }
-            }
-            Text::Numbered(n) => format!("s{n}"),
-        };
-        if s.len() > room {
-            String::from("too-big")
-        } else {
-            s
-        }
-    }
-}
-
-/// The strings of `texts`, made for one operation: their bytes together
-/// stay within [`MAX_TOTAL_BYTES`] with the model's (each text checked
-/// alone, a batch of 450 repeats of 600 KiB passed).
-fn make_all(texts: &[Text], model: &Model) -> Vec<String> {
-    let mut pending = 0;
-    texts
-        .iter()
-        .map(|t| {
-            let s = t.make(model, pending);
-            pending += s.len();
-            s
-        })
-        .collect()
 }
 
 /// Hashes a value to its length modulo 4 (times a constant, so both
@@ -348,7 +291,7 @@ fn run<S: BuildHasher>(input: &Input, hasher: S, salt: Option<&AtomicU64>) {
     for op in &input.ops {
         match op {
             Op::Intern(t) | Op::TryIntern(t) => {
-                let s = t.make(&model, 0);
+                let s = t.make(&model.strings, model.total_bytes, 0);
                 intern_checked(&table, &mut model, s, salt);
             }
             // Bounded, so that an input's run stays short.
@@ -361,7 +304,7 @@ fn run<S: BuildHasher>(input: &Input, hasher: S, salt: Option<&AtomicU64>) {
             }
             Op::Batch(texts) => {
                 // Slices of one buffer, as a profiler's sample passes them.
-                let made = make_all(&texts, &model);
+                let made = make_all(texts, &model.strings, model.total_bytes);
                 let model = &mut model;
                 let mut failed = None;
                 slices::intern_sample(
@@ -374,7 +317,12 @@ fn run<S: BuildHasher>(input: &Input, hasher: S, salt: Option<&AtomicU64>) {
                     refused(&table, model, &s, &e, salt);
                 }
             }
-            Op::Get(t) => check_get(&table, &model, &t.make(&model, 0), salt),
+            Op::Get(t) => check_get(
+                &table,
+                &model,
+                &t.make(&model.strings, model.total_bytes, 0),
+                salt,
+            ),
             Op::Resolve(i) => {
                 let got = table.resolve(StringId::from_u32(*i));
                 assert_eq!(got, model.strings.get(*i as usize).map(String::as_str));

@@ -38,16 +38,14 @@ use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hasher};
 
 #[path = "common/slices.rs"]
 mod slices;
+#[path = "common/text.rs"]
+mod text;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use strtab::{ErrorKind, IdSet, Limits, Resolver, StringId, StringTable};
+use text::{Text, make_all};
 
-/// Longest string a `Repeat` makes: past `MAX_CHUNK_CAPACITY` and the
-/// largest normal block, so dedicated chunks are exercised.
-const MAX_REPEAT: usize = 600 * 1024;
-/// Cap on the bytes one input may intern in total (keeps RSS bounded).
-const MAX_TOTAL_BYTES: usize = 8 << 20;
 /// Compare the whole table with the model every this many operations.
 const FULL_CHECK_EVERY: usize = 32;
 
@@ -115,66 +113,6 @@ enum Shrink {
     Fraction(u8),
     /// `shrink_to(n * 64)`.
     Bytes(u16),
-}
-
-#[derive(Arbitrary, Debug)]
-enum Text {
-    /// Arbitrary bytes, made valid UTF-8 (lossily).
-    Bytes(Vec<u8>),
-    /// A string the model already holds (index modulo its length).
-    Existing(u16),
-    /// Copies of a byte (ASCII): `lo` copies, or with `hi`,
-    /// `(hi << 16 | lo) % MAX_REPEAT` (any length up to 600 KiB, byte-exact
-    /// around every chunk and block boundary; short lengths stay common).
-    Repeat { byte: u8, lo: u16, hi: Option<u8> },
-    /// A short numbered string: many distinct strings from few input bytes.
-    Numbered(u16),
-}
-
-impl Text {
-    /// The text's string; `pending` bytes of strings are already made for
-    /// the same operation (a batch's or a merge's), and count towards
-    /// [`MAX_TOTAL_BYTES`] with the model's.
-    fn make(&self, model: &Model, pending: usize) -> String {
-        let room = MAX_TOTAL_BYTES.saturating_sub(model.total_bytes.saturating_add(pending));
-        let s = match self {
-            Text::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-            Text::Existing(i) => model.strings[usize::from(*i) % model.strings.len()].clone(),
-            Text::Repeat { byte, lo, hi } => {
-                let c = char::from(b' ' + byte % 95);
-                let len = match hi {
-                    None => usize::from(*lo),
-                    Some(hi) => (usize::from(*hi) << 16 | usize::from(*lo)) % MAX_REPEAT,
-                };
-                if len > room {
-                    String::from("too-big")
-                } else {
-                    c.to_string().repeat(len)
-                }
-            }
-            Text::Numbered(n) => format!("s{n}"),
-        };
-        if s.len() > room {
-            String::from("too-big")
-        } else {
-            s
-        }
-    }
-}
-
-/// The strings of `texts`, made for one operation: their bytes together
-/// stay within [`MAX_TOTAL_BYTES`] with the model's (each text checked
-/// alone, a batch of 450 repeats of 600 KiB passed).
-fn make_all(texts: &[Text], model: &Model) -> Vec<String> {
-    let mut pending = 0;
-    texts
-        .iter()
-        .map(|t| {
-            let s = t.make(model, pending);
-            pending += s.len();
-            s
-        })
-        .collect()
 }
 
 #[derive(Clone, Copy, Default)]
@@ -378,7 +316,7 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
     for (step, op) in input.ops.iter().enumerate() {
         match op {
             Op::Intern(text) => {
-                let s = text.make(&model, 0);
+                let s = text.make(&model.strings, model.total_bytes, 0);
                 if !limited(&table) || model.ids.contains_key(&s) {
                     // Tables without limits, and hits, never fail.
                     let id = table.intern(&s);
@@ -392,11 +330,11 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
                 }
             }
             Op::TryIntern(text) => {
-                let s = text.make(&model, 0);
+                let s = text.make(&model.strings, model.total_bytes, 0);
                 try_intern(&mut table, &mut model, &s);
             }
             Op::Get(text) => {
-                let s = text.make(&model, 0);
+                let s = text.make(&model.strings, model.total_bytes, 0);
                 let want = model.ids.get(&s).map(|&id| StringId::from_u32(id));
                 assert_eq!(table.get(&s), want);
                 assert_eq!(table.contains(&s), want.is_some());
@@ -449,7 +387,7 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
             Op::Check => check_full(&table, &model),
             Op::Batch(texts) => {
                 // Slices of one buffer, as a profiler's sample passes them.
-                let made = make_all(&texts, &model);
+                let made = make_all(texts, &model.strings, model.total_bytes);
                 let model = &mut model;
                 let table = &mut table;
                 let mut failed = None;
@@ -478,7 +416,7 @@ fn run<S: BuildHasher + Clone>(input: &Input, hasher: S) {
             Op::Merge(texts) => {
                 let mut other = StringTable::new();
                 let mut other_strings = vec![String::new()];
-                for s in make_all(&texts, &model) {
+                for s in make_all(texts, &model.strings, model.total_bytes) {
                     if other.get(&s).is_none() {
                         other_strings.push(s.clone());
                     }
