@@ -322,7 +322,8 @@ impl<S: BuildHasher> StringTable<S> {
             };
             let capacity = table_capacity_for(table_share).max(floor);
             // An empty table is freed before its replacement is allocated.
-            if self.table.is_empty() || self.within_limit_with(table_bytes_for(capacity)) {
+            // Otherwise both are held while the slots move: within the limit.
+            if self.table.is_empty() || table_bytes_for(capacity) <= self.byte_budget() {
                 self.shrink_table(capacity);
             }
         }
@@ -333,18 +334,11 @@ impl<S: BuildHasher> StringTable<S> {
                 self.len()
             };
             let capacity = index_capacity_for(index_share).max(floor);
-            if self.within_limit_with(capacity.saturating_mul(ENTRY_BYTES)) {
+            // Old and new index are held while it is copied.
+            if capacity.saturating_mul(ENTRY_BYTES) <= self.byte_budget() {
                 self.store.shrink_index(capacity);
             }
         }
-    }
-
-    /// Whether `bytes` more, held with everything the table holds now (a
-    /// replacement copied while the old part is held), stay within the
-    /// table's byte limit.
-    fn within_limit_with(&self, bytes: usize) -> bool {
-        let max_bytes = self.limits.get_max_bytes();
-        max_bytes == usize::MAX || self.memory_usage().saturating_add(bytes) <= max_bytes
     }
 
     /// Releases all the memory the table does not need:

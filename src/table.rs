@@ -919,7 +919,7 @@ impl<S: BuildHasher> StringTable<S> {
 
     /// Heap bytes the table may still allocate under its byte limit
     /// (without one, there is no footprint to compute).
-    fn byte_budget(&self) -> usize {
+    pub(crate) fn byte_budget(&self) -> usize {
         let max_bytes = self.limits.get_max_bytes();
         if max_bytes == usize::MAX {
             usize::MAX

@@ -449,8 +449,9 @@ impl<S: BuildHasher> SharedBuilder<S> {
     /// random split (the even share, rounded up, plus three standard
     /// deviations, and at most twice that share, so the whole is at most
     /// twice the hint rounded up to a multiple of the shard count: 9
-    /// strings over 8 shards plan room for 32), so that filling the table to that size seldom allocates
-    /// once each shard's share is a few dozen strings (a shard that draws
+    /// strings over 8 shards plan room for 32), so that filling the table
+    /// to that size seldom allocates once each shard's share is a few
+    /// dozen strings (a shard that draws
     /// more than its margin grows as usual: at 8 shards, in 200 builds
     /// with random hashers, a hint of 10 strings of 4 KiB grew in 153, of
     /// 32 in 26 and of 100 in 1; of 10 strings of 254 bytes in 44, of 32
@@ -1876,52 +1877,39 @@ mod tests {
     #[test]
     #[cfg(all(target_pointer_width = "64", not(miri)))]
     fn first_string_needs_what_the_docs_say() {
-        let first = |build: &dyn Fn(usize) -> bool| (0..40_000).find(|&max| build(max));
-        let table = |max| {
-            crate::StringTable::with_limits(Limits::new().max_bytes(max))
-                .try_intern("a")
-                .is_ok()
+        // The smallest limit under which `fits(max)` holds.
+        let first = |fits: &dyn Fn(usize) -> bool| (0..40_000).find(|&max| fits(max));
+        let table = |s: &str| {
+            first(&|max| {
+                crate::StringTable::with_limits(Limits::new().max_bytes(max))
+                    .try_intern(s)
+                    .is_ok()
+            })
         };
-        let shared = |shards| {
-            move |max| {
+        let shared = |shards, s: &str| {
+            first(&|max| {
                 SharedStringTable::builder()
                     .shards(shards)
                     .limits(Limits::new().max_bytes(max))
                     .build()
-                    .try_intern("a")
+                    .try_intern(s)
                     .is_ok()
-            }
+            })
         };
-        assert_eq!(first(&table), Some(750));
+        assert_eq!(table("a"), Some(750));
         // 7,552 while a shard's first hash-table growth to 56 strings
         // took the bytes the string's first chunk needed.
-        assert_eq!(first(&shared(1)), Some(7_204));
-        assert_eq!(first(&shared(8)), Some(24_340));
+        assert_eq!(shared(1, "a"), Some(7_204));
+        assert_eq!(shared(8, "a"), Some(24_340));
         // A first string whose record fills bumpalo's smallest chunk needs
         // 56 bytes less: a shorter one's near-limit chunk is asked for
         // below that size, and the chunk bumpalo gives is cut into two
         // blocks, a block-list entry more (`Arena::advance`).
         for len in [200, 400] {
             let s = "x".repeat(len);
-            let table = |max| {
-                crate::StringTable::with_limits(Limits::new().max_bytes(max))
-                    .try_intern(&s)
-                    .is_ok()
-            };
-            let shared = |shards| {
-                let s = &s;
-                move |max| {
-                    SharedStringTable::builder()
-                        .shards(shards)
-                        .limits(Limits::new().max_bytes(max))
-                        .build()
-                        .try_intern(s)
-                        .is_ok()
-                }
-            };
-            assert_eq!(first(&table), Some(694), "{len} bytes");
-            assert_eq!(first(&shared(1)), Some(7_148), "{len} bytes");
-            assert_eq!(first(&shared(8)), Some(24_284), "{len} bytes");
+            assert_eq!(table(&s), Some(694), "{len} bytes");
+            assert_eq!(shared(1, &s), Some(7_148), "{len} bytes");
+            assert_eq!(shared(8, &s), Some(24_284), "{len} bytes");
         }
     }
 
