@@ -119,4 +119,23 @@ for bad in truncated garbage; do
     test -z "$(find "$work" -name ".$bad.out.tmp.*")"
 done
 
+echo "== options the examples do not know: the usage line, exit status 2, no file"
+(
+    bin=$PWD/$examples
+    cd "$work"
+    for args in "pprof -" "pprof -o" "pprof_rewrite - out.pb.gz" "pprof_rewrite $work/garbage.pprof -"; do
+        set +e
+        # shellcheck disable=SC2086 # the words are the arguments
+        "$bin/"$args 2>usage.err
+        status=$?
+        set -e
+        test "$status" -eq 2 || {
+            echo "pprof-check: FAIL: '$args' exited with $status, not 2" >&2
+            exit 1
+        }
+        grep -q '^usage:' usage.err
+        test ! -e ./-
+    done
+)
+
 echo "pprof-check: OK"

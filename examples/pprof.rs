@@ -59,7 +59,8 @@ fn export<T: workload::Table>(
     (run, memory, strings, hits)
 }
 
-const USAGE: &str = "usage: pprof [--threads N] [OUT]   (default OUT: profile.pb.gz)";
+const USAGE: &str = "usage: pprof [--threads N] [OUT]   (default OUT: profile.pb.gz; \
+                     not `-`: the report goes to standard output)";
 
 fn main() -> ExitCode {
     let mut out = None;
@@ -74,7 +75,7 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             }
-        } else if out.is_none() && !arg.starts_with("--") {
+        } else if out.is_none() && !arg.starts_with('-') {
             out = Some(PathBuf::from(arg));
         } else {
             eprintln!("{USAGE}");

@@ -16,12 +16,25 @@ use std::process::ExitCode;
 
 use common::{human_bytes, thousands};
 
+const USAGE: &str = "usage: pprof_rewrite IN OUT   (paths; `./-name` for a name starting with `-`)";
+
 fn main() -> ExitCode {
     let args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
+    // Two paths, neither an option: `-` would name a file, not a stream
+    // (OUT is written through a temporary file and renamed; the report
+    // goes to standard output). A file whose name starts with `-` is
+    // `./-name`.
     let [input, output] = args.as_slice() else {
-        eprintln!("usage: pprof_rewrite IN OUT");
+        eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
+    if [input, output]
+        .iter()
+        .any(|a| a.as_os_str().as_encoded_bytes().starts_with(b"-"))
+    {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    }
     match run(input, output) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
