@@ -71,6 +71,7 @@ use hashbrown::HashTable;
 use ouroboros::self_referencing;
 
 use crate::error::{Error, ErrorKind};
+use crate::id_index::{IdIndex, PAIR_BYTES, short_word_base};
 
 /// The page size the arena's chunk sizes are tuned for.
 pub const PAGE_SIZE: usize = 4096;
@@ -113,11 +114,13 @@ pub(crate) const LOCAL_BITS: u32 = 16;
 /// Bits of a [`Loc`] that hold the block number.
 const BLOCK_BITS: u32 = 32 - LOCAL_BITS;
 /// Mask of the local offset in a [`Loc`].
-const LOCAL_MASK: u32 = (1 << LOCAL_BITS) - 1;
+pub(crate) const LOCAL_MASK: u32 = (1 << LOCAL_BITS) - 1;
 /// Largest block: every record offset in it fits [`LOCAL_BITS`].
 pub(crate) const MAX_BLOCK: usize = LOCAL_MASK as usize + 1;
-/// Number of blocks a [`Loc`] can address (block 0 is the empty block).
-const MAX_BLOCKS: usize = 1 << BLOCK_BITS;
+/// Number of blocks an arena can hold (block 0 is the empty block): half
+/// of what a [`Loc`]'s block bits address, as the id index gives each
+/// block two labels in those bits (`id_index`'s module docs).
+const MAX_BLOCKS: usize = 1 << (BLOCK_BITS - 1);
 /// Records longer than this that do not fit the current block get a
 /// dedicated block instead of retiring a partly used block for them.
 pub(crate) const DEDICATED_MIN: usize = MAX_CHUNK_CAPACITY / 4;
@@ -129,14 +132,15 @@ pub(crate) const ESCAPE: u8 = 0xFF;
 /// Bytes of a record's id.
 const ID_BYTES: usize = size_of::<u32>();
 /// Bytes before a short record's string: the id and the length.
-const SHORT_PREFIX: usize = ID_BYTES + 1;
+pub(crate) const SHORT_PREFIX: usize = ID_BYTES + 1;
 /// Bytes before a long record's string: the id, the escape and the length.
 const LONG_PREFIX: usize = ID_BYTES + 1 + size_of::<u32>();
 /// bumpalo's smallest chunk (`DEFAULT_CHUNK_SIZE_WITHOUT_FOOTER`).
 const BUMPALO_MIN_CHUNK: usize = 512 - CHUNK_OVERHEAD;
 
-/// Bytes of strings the arena can address in normal blocks: 65,535 blocks
-/// of 64 KiB (block 0 holds only `""`), about 4 GiB. Each string over 64
+/// Bytes of strings the arena can address in normal blocks: 32,767 blocks
+/// of 64 KiB (block 0 holds only `""`), about 2 GiB, the most a protobuf
+/// message (a pprof profile) can hold anyway. Each string over 64
 /// KiB that gets a chunk of its own uses one or more of those block
 /// numbers (the string's, and the chunk's room past it, cut into blocks),
 /// whatever its size; running out of block numbers is
@@ -431,8 +435,6 @@ unsafe fn long_bytes_inline<'a>(q: *const u8) -> &'a [u8] {
 pub(crate) struct Run {
     /// How many records (ids) from the first.
     pub(crate) len: usize,
-    /// The block's [`Arena::block_bias`].
-    pub(crate) bias: *const u8,
     /// Whether any of the block's records has the long form.
     pub(crate) long: bool,
 }
@@ -646,6 +648,10 @@ struct ChunkPlan {
     actual: usize,
     reserve: usize,
     block_list_growth: usize,
+    /// Blocks whose bases the id index must have room for (0 without
+    /// one), and the bytes it grows by for them.
+    pairs: usize,
+    pairs_growth: usize,
     cost: usize,
 }
 
@@ -671,10 +677,24 @@ impl Base {
     }
 }
 
-/// Appends `block` and its biased base address (see [`Base`]).
-fn add_block<'a>(blocks: &mut Vec<Block<'a>>, bases: &mut Vec<Base>, block: Block<'a>) {
+/// Appends `block`, its biased base address (see [`Base`]) and, if the
+/// arena has an id index, the bases the index reads.
+fn add_block<'a>(
+    blocks: &mut Vec<Block<'a>>,
+    bases: &mut Vec<Base>,
+    index: &mut IdIndex,
+    block: Block<'a>,
+) {
+    index.set_block(blocks.len(), block.base.as_ptr());
     bases.push(Base::of(block.base, blocks.len()));
     blocks.push(block);
+}
+
+/// Moves block `i`'s base to `base` in the arena's bases and the id
+/// index's.
+fn set_base(bases: &mut [Base], index: &mut IdIndex, i: usize, base: NonNull<u8>) {
+    index.set_block(i, base.as_ptr());
+    bases[i] = Base::of(base, i);
 }
 
 /// The arena: a bump allocator, its blocks, and the growth policy.
@@ -690,6 +710,11 @@ pub(crate) struct Arena {
     core: Core,
     /// Index of the block the next string goes to.
     cur: usize,
+    /// The id-index entry word of a short record at offset 0 of block
+    /// `cur` ([`short_word_base`]), so that an in-place push hands its
+    /// caller the entry word with one `or` (`fill-hint` 5 instructions
+    /// per string fewer than computing it from the location).
+    cur_word: u32,
     /// Heap bytes of all chunks: usable bytes plus bumpalo's footers.
     chunk_bytes: usize,
     /// Usable bytes of bumpalo's current (most recent) chunk.
@@ -703,6 +728,13 @@ pub(crate) struct Arena {
     /// it); beyond it they double once the arena holds
     /// [`CHUNK_GROWTH_RATIO`] chunks' worth.
     doubling_cap: usize,
+    /// The id index of the table whose records these are, which keeps a
+    /// copy of the block bases in a form `resolve` reads with fewer
+    /// instructions (`id_index`'s module docs); with no allocation for an
+    /// arena without one (a shared table's shard). The arena owns it so
+    /// that every change of a block base reaches it ([`add_block`],
+    /// [`set_base`]) and its room for them grows with the block list.
+    index: IdIndex,
 }
 
 // SAFETY: an `Arena` is `!Sync` only because of the `bumpalo::Bump` that
@@ -750,7 +782,8 @@ impl Arena {
     pub(crate) const LOOKUP_BYTES: usize =
         core::mem::offset_of!(Arena, bases) + size_of::<Vec<Base>>();
 
-    /// An arena whose first chunk holds `capacity` bytes (none if 0).
+    /// An arena whose first chunk holds `capacity` bytes (none if 0), with
+    /// no id index.
     pub(crate) fn with_capacity(capacity: usize) -> Result<Self, Error> {
         let mut arena = Arena {
             core: CoreBuilder {
@@ -760,21 +793,110 @@ impl Arena {
             .build(),
             bases: vec![Base(EMPTY_RECORD.as_ptr().wrapping_add(SHORT_PREFIX))],
             cur: 0,
+            cur_word: short_word_base(0),
             chunk_bytes: 0,
             last_chunk: 0,
             next_chunk: FIRST_CHUNK_CAPACITY,
             normal_bytes: 0,
             doubling_cap: MAX_CHUNK_CAPACITY,
+            index: IdIndex::none(),
         };
         if capacity > 0 {
             let capacity = bumpalo_chunk_capacity(capacity)
                 .filter(|&c| c <= MAX_ARENA_BYTES)
                 .ok_or_else(|| Error::new(ErrorKind::CapacityOverflow, capacity))?;
             arena.add_normal_chunk(capacity, usize::MAX)?;
-            arena.cur = 1;
+            arena.set_cur(1);
             arena.next_chunk = capacity.clamp(FIRST_CHUNK_CAPACITY, MAX_CHUNK_CAPACITY);
         }
         Ok(arena)
+    }
+
+    /// [`with_capacity`](Self::with_capacity) with an id index of room for
+    /// `entries` entries (at least 1) that holds `""`'s entry. The index is
+    /// allocated after the first chunk, with room for the bases of every
+    /// block the block list has room for (moving it once they are known
+    /// cost a pre-sized table's fill 6 instructions per string in
+    /// `malloc`).
+    pub(crate) fn with_index(capacity: usize, entries: usize) -> Result<Self, Error> {
+        let mut arena = Arena::with_capacity(capacity)?;
+        let blocks = arena.core.borrow_blocks().capacity();
+        let mut index = IdIndex::with_capacity(blocks, entries).map_err(|()| {
+            let bytes = blocks
+                .saturating_mul(PAIR_BYTES)
+                .saturating_add(entries.saturating_mul(crate::id_index::ENTRY_BYTES));
+            Error::new(ErrorKind::AllocFailed, bytes)
+        })?;
+        index.push(crate::id_index::Entry::EMPTY);
+        let installed = arena.install_index(index);
+        debug_assert!(installed.is_ok(), "the index has room for every block");
+        Ok(arena)
+    }
+
+    /// Makes `index`, an allocated index whose entries locate none of this
+    /// arena's records but `""`'s (a new or cleared table's), this arena's
+    /// id index: gives it room for the bases of every block the block list
+    /// has room for and stores those of the blocks there are. If that room
+    /// cannot be allocated, `index` is handed back, unchanged.
+    pub(crate) fn install_index(&mut self, mut index: IdIndex) -> Result<(), IdIndex> {
+        debug_assert!(index.is_allocated() && index.len() <= 1);
+        let blocks = self.core.borrow_blocks().capacity();
+        if index.try_reserve_pairs(blocks).is_err() {
+            return Err(index);
+        }
+        for (i, &Base(biased)) in self.bases.iter().enumerate() {
+            // The block's start: its biased base less the bias (`Base::of`).
+            let start = biased
+                .wrapping_add(i << LOCAL_BITS)
+                .wrapping_sub(SHORT_PREFIX);
+            index.set_block(i, start);
+        }
+        self.index = index;
+        Ok(())
+    }
+
+    /// The id index.
+    #[inline(always)]
+    pub(crate) fn index(&self) -> &IdIndex {
+        &self.index
+    }
+
+    /// The id index, to add entries or change its entry capacity (the
+    /// arena alone stores block bases in it).
+    #[inline(always)]
+    pub(crate) fn index_mut(&mut self) -> &mut IdIndex {
+        &mut self.index
+    }
+
+    /// Blocks whose bases the id index makes room for when its entries
+    /// move to a larger allocation: twice the blocks there are, so that the
+    /// arena can double before the index must move for its bases alone
+    /// (each such move copies every entry: `fill` 6 instructions per
+    /// string in `memcpy` when the index made room for the bases only as
+    /// the block list grew).
+    pub(crate) fn index_pairs_target(&self) -> usize {
+        (2 * self.block_count()).clamp(self.index.pairs(), MAX_BLOCKS)
+    }
+
+    /// Moves the id index into an allocation of `capacity` entries and room
+    /// for as many blocks' bases as the block list has (after a `clear` and
+    /// a new, smaller arena, far fewer than before), if that is smaller;
+    /// see [`IdIndex::shrink_to`].
+    pub(crate) fn shrink_index(&mut self, capacity: usize) {
+        self.index.shrink_to(capacity, self.index_pairs_shrunk());
+    }
+
+    /// Blocks whose bases the id index keeps room for when it moves to a
+    /// smaller allocation: as many as the block list has room for, at most
+    /// what it has.
+    pub(crate) fn index_pairs_shrunk(&self) -> usize {
+        let blocks = self.core.borrow_blocks().capacity();
+        blocks.clamp(1, self.index.pairs().max(1))
+    }
+
+    /// Takes the id index out, leaving one with no allocation.
+    pub(crate) fn take_index(&mut self) -> IdIndex {
+        core::mem::replace(&mut self.index, IdIndex::none())
     }
 
     /// Lowers the chunk size up to which chunks double on every growth to
@@ -1242,50 +1364,6 @@ impl Arena {
         unsafe { self.after_tag(loc) }.wrapping_sub(loc as usize)
     }
 
-    /// The string whose record is at `loc` (in block `block`, as for
-    /// [`after_tag_split`](Self::after_tag_split)) and whose length byte
-    /// is `tag`, without reading the record's length byte: the caller
-    /// knows it, so the string's length is known before the record's
-    /// cache line arrives (the id index keeps each record's tag for
-    /// `resolve`).
-    ///
-    /// # Safety
-    ///
-    /// `loc` must be a location `push` returned since the last `clear`
-    /// (or 0), `block` its block number, and `tag` that record's length
-    /// byte: [`tag_of`] of the length of the string pushed there (0 for
-    /// location 0).
-    #[inline(always)]
-    pub(crate) unsafe fn str_tagged(&self, loc: Loc, block: u16, tag: u8) -> &str {
-        // SAFETY: the caller's contract.
-        let q = unsafe { self.after_tag_split(loc, block) };
-        #[cfg(debug_assertions)]
-        {
-            // SAFETY: as above.
-            let stored = unsafe { self.bytes(loc) };
-            debug_assert_eq!(tag, stored.len().min(LONG_LEN) as u8, "wrong tag");
-        }
-        // SAFETY: `q - 1` is the record's length byte, `tag` (the caller's
-        // guarantee): a short record's `tag` bytes follow it, a long
-        // record's 4-byte length and its bytes (as in `bytes_at`), all
-        // initialised and unchanged until `clear`, and readable through
-        // `q`, derived from the block's allocation. They were copied from
-        // a `&str`. The long form read inline: a call cost `resolve` on a
-        // binary's symbol names (7% of them long) 55.2 instead of 54.9
-        // instructions per string, and nothing on shorter strings.
-        unsafe {
-            // Spares the caller's `Option<&str>` a null test (`q` is inside
-            // a block, or one past the static empty record).
-            core::hint::assert_unchecked(!q.is_null());
-            let bytes = if tag == ESCAPE {
-                long_bytes_inline(q)
-            } else {
-                core::slice::from_raw_parts(q, usize::from(tag))
-            };
-            core::str::from_utf8_unchecked(bytes)
-        }
-    }
-
     /// The string whose record is at `loc`.
     ///
     /// # Safety
@@ -1320,11 +1398,7 @@ impl Arena {
         let b = &self.core.borrow_blocks()[block];
         let Base(biased) = self.bases[block];
         if !b.run {
-            return Run {
-                len: 1,
-                bias: biased,
-                long: true,
-            };
+            return Run { len: 1, long: true };
         }
         // The ids: up to `stop`'s (excluded) or the block's last.
         let (past, to) = if stop >> LOCAL_BITS == loc >> LOCAL_BITS {
@@ -1346,7 +1420,6 @@ impl Arena {
         // A run holds consecutive ids.
         Run {
             len: (to - from) as usize + past,
-            bias: biased,
             long: b.long,
         }
     }
@@ -1426,11 +1499,24 @@ impl Arena {
     /// fits the current block. `None` (nothing written) otherwise.
     #[inline(always)]
     pub(crate) fn push_in_place(&mut self, s: &str, id: u32) -> Option<Loc> {
+        self.push_in_place_word(s, id).map(|(loc, _)| loc)
+    }
+
+    /// [`push_in_place`](Self::push_in_place), also returning the record's
+    /// id-index entry word ([`Entry::of`](crate::id_index::Entry::of)'s).
+    #[inline(always)]
+    pub(crate) fn push_in_place_word(&mut self, s: &str, id: u32) -> Option<(Loc, u32)> {
         let pushed = self.push_in_place_with(s, || Ok::<u32, core::convert::Infallible>(id));
         pushed.map(|r| match r {
-            Ok((_, loc)) => loc,
+            Ok((_, loc, word)) => (loc, word),
             Err(never) => match never {},
         })
+    }
+
+    /// Makes block `cur` the current block.
+    fn set_cur(&mut self, cur: usize) {
+        self.cur = cur;
+        self.cur_word = short_word_base(cur);
     }
 
     /// [`push_in_place`](Self::push_in_place) of a record whose id is
@@ -1438,19 +1524,20 @@ impl Arena {
     /// (and not at all when `None` is returned), and its error is returned
     /// with nothing written. The shared table takes ids this way, so that
     /// the check and the write read the block once, not again after the
-    /// id's compare-and-swap. Returns the id and the location.
+    /// id's compare-and-swap. Returns the id, the location and the
+    /// id-index entry word.
     #[inline(always)]
     pub(crate) fn push_in_place_with<E>(
         &mut self,
         s: &str,
         id: impl FnOnce() -> Result<u32, E>,
-    ) -> Option<Result<(u32, Loc), E>> {
+    ) -> Option<Result<(u32, Loc, u32), E>> {
         // `""` goes to `push_slow`, which refuses it.
         if s.is_empty() || s.len() >= LONG_LEN {
             return None;
         }
         let size = s.len() + SHORT_PREFIX;
-        let cur = self.cur;
+        let (cur, cur_word) = (self.cur, self.cur_word);
         self.core.with_blocks_mut(|blocks| {
             let b = &mut blocks[cur];
             if !fits(b, size) {
@@ -1461,7 +1548,8 @@ impl Arena {
                 // SAFETY: `room(size)` gave `start`, and `b` has been
                 // borrowed mutably since (`id` cannot reach it).
                 let start = unsafe { b.write_at(start, s, id, size) };
-                (id, ((cur as u32) << LOCAL_BITS) | start as u32)
+                let loc = ((cur as u32) << LOCAL_BITS) | start as u32;
+                (id, loc, cur_word | start as u32)
             }))
         })
     }
@@ -1483,6 +1571,7 @@ impl Arena {
     fn spill(&mut self, size: usize) -> bool {
         let cur = self.cur;
         let bases = &mut self.bases;
+        let index = &mut self.index;
         self.core.with_blocks_mut(|blocks| {
             let [a, b] = match blocks.get_disjoint_mut([cur, cur + 1]) {
                 Ok(pair) => pair,
@@ -1505,7 +1594,7 @@ impl Arena {
                 b.cap -= moved;
                 b.limit = b.cap.min(MAX_BLOCK);
                 a.cap = end;
-                bases[cur + 1] = Base::of(b.base, cur + 1);
+                set_base(bases, index, cur + 1, b.base);
             }
             true
         })
@@ -1532,7 +1621,7 @@ impl Arena {
             })
         });
         if let Some(i) = reuse {
-            self.cur = i;
+            self.set_cur(i);
             return Ok(());
         }
         // Double small chunks; past the doubling cap, double only once the
@@ -1567,7 +1656,7 @@ impl Arena {
         let first = self.block_count();
         self.add_normal_chunk(capacity, budget)?;
         self.next_chunk = next;
-        self.cur = first;
+        self.set_cur(first);
         Ok(())
     }
 
@@ -1739,11 +1828,24 @@ impl Arena {
                 (0, 0)
             }
         };
+        // The id index's room for the new blocks' bases: at least doubled
+        // when it must grow, as each move copies every entry.
+        let (pairs, pairs_growth) = {
+            let (have, needed) = (self.index.pairs(), self.block_count() + new_blocks);
+            if !self.index.is_allocated() || needed <= have {
+                (have, 0)
+            } else {
+                let target = needed.max(2 * have).min(MAX_BLOCKS);
+                (target, (target - have) * PAIR_BYTES)
+            }
+        };
         Ok(ChunkPlan {
             actual,
             reserve,
             block_list_growth,
-            cost: actual + CHUNK_FOOTER_SIZE + block_list_growth * BLOCK_ENTRY_BYTES,
+            pairs,
+            pairs_growth,
+            cost: actual + CHUNK_FOOTER_SIZE + block_list_growth * BLOCK_ENTRY_BYTES + pairs_growth,
         })
     }
 
@@ -1761,33 +1863,43 @@ impl Arena {
             actual,
             reserve,
             block_list_growth,
+            pairs,
+            pairs_growth,
             cost,
         } = self.plan_chunk(capacity, dedicated)?;
         if cost > budget {
             return Err(Error::new(ErrorKind::MemoryLimit, cost));
         }
-        let failed = |_| {
+        let failed = || {
             Error::new(
                 ErrorKind::AllocFailed,
-                block_list_growth * BLOCK_ENTRY_BYTES,
+                block_list_growth * BLOCK_ENTRY_BYTES + pairs_growth,
             )
         };
         if reserve > 0 {
             self.core
                 .with_blocks_mut(|blocks| blocks.try_reserve_exact(reserve))
-                .map_err(failed)?;
+                .map_err(|_| failed())?;
         }
         // The two lists always have the same length; keep their capacities
         // equal too (also after a failure between the two reservations), so
         // that the block list's capacity counts both.
         let entries = self.core.borrow_blocks().capacity();
+        // The id index's room for the blocks' bases next (it counts in
+        // `memory_usage`, so a caller that retries after a refusal sees
+        // progress), then the arena's own bases (counted with the block
+        // list).
+        if pairs_growth > 0 {
+            self.index.try_reserve_pairs(pairs).map_err(|()| failed())?;
+        }
         if self.bases.capacity() < entries {
             self.bases
                 .try_reserve_exact(entries - self.bases.len())
-                .map_err(failed)?;
+                .map_err(|_| failed())?;
         }
         let before = self.core.borrow_bump().allocated_bytes();
         let bases = &mut self.bases;
+        let index = &mut self.index;
         let result = self.core.with_mut(|fields| {
             let bump: &Bump = fields.bump;
             bump.set_allocation_limit(Some(before + actual));
@@ -1803,7 +1915,7 @@ impl Arena {
                     limit: 0,
                     ..Block::new(ptr, len)
                 };
-                add_block(fields.blocks, bases, block);
+                add_block(fields.blocks, bases, index, block);
                 // The page-rounding tail (under 4 KiB) is left unused, so
                 // that a large string costs one block number, not two.
                 parts[0] = (None, 0);
@@ -1820,7 +1932,7 @@ impl Arena {
                         joins_next: off + n < len,
                         ..Block::new(base, n)
                     };
-                    add_block(fields.blocks, bases, block);
+                    add_block(fields.blocks, bases, index, block);
                     off += n;
                 }
             }
@@ -1849,7 +1961,7 @@ impl Arena {
     /// slow path does).
     pub(crate) fn park(&mut self) {
         debug_assert!(self.core.with_blocks(|b| b.iter().all(|b| b.used == 0)));
-        self.cur = 0;
+        self.set_cur(0);
     }
 
     /// Forgets every string but keeps all chunks for reuse.
@@ -1870,6 +1982,7 @@ impl Arena {
     /// chunk.)
     pub(crate) fn clear(&mut self) {
         let bases = &mut self.bases;
+        let index = &mut self.index;
         let blocks = self.core.with_blocks_mut(|blocks| {
             let mut first = 0;
             while first < blocks.len() {
@@ -1894,7 +2007,7 @@ impl Arena {
                         // (or one past its end).
                         b.base = unsafe { start.add(off) };
                         b.cap = n;
-                        bases[first + i] = Base::of(b.base, first + i);
+                        set_base(bases, index, first + i, b.base);
                         off += n;
                     }
                     b.used = 0;
@@ -1907,7 +2020,7 @@ impl Arena {
             }
             blocks.len()
         });
-        self.cur = usize::from(blocks > 1);
+        self.set_cur(usize::from(blocks > 1));
     }
 }
 

@@ -238,6 +238,7 @@
 mod arena;
 mod error;
 mod id;
+mod id_index;
 mod iter;
 mod limits;
 mod ops;

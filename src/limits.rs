@@ -60,12 +60,12 @@ use crate::error::{Error, ErrorKind};
 /// # #[cfg(target_pointer_width = "64")]
 /// # {
 /// let (i, err) = refused.expect("a string is refused");
-/// assert_eq!((cap, i), (90_325, 1_792)); // the 1,793rd string
+/// assert_eq!((cap, i), (90_326, 1_792)); // the 1,793rd string
 /// assert_eq!(err.kind(), ErrorKind::MemoryLimit);
 /// assert_eq!(
 ///     err.to_string(),
 ///     "string table memory limit reached: allocating 24736 more bytes \
-///      would exceed the limit of 90325 bytes"
+///      would exceed the limit of 90326 bytes"
 /// );
 /// # }
 /// ```
@@ -121,12 +121,13 @@ impl Limits {
     /// Caps the heap bytes the table may hold, as counted by
     /// [`memory_usage`](crate::StringTable::memory_usage). A table built
     /// with a cap smaller than its page-tuned first allocations starts
-    /// smaller; a cap below the empty table's own footprint (under 100
-    /// bytes for a `StringTable`, about 2.4 KB per shard for a
+    /// smaller; a cap below the empty table's own footprint (101 bytes
+    /// for a `StringTable` on 64-bit targets, about 2.4 KB per shard for a
     /// `SharedStringTable`) is raised to that footprint. The first string
-    /// needs more (on 64-bit targets, 750 bytes for a short string in a
-    /// `StringTable`, 7,204 in a one-shard shared table and 24,340 in an
-    /// eight-shard one, 56 bytes less for a string of 200 to 400 bytes;
+    /// needs more (on 64-bit targets, 814 bytes for a short string in a
+    /// `StringTable` and 726 for one of 200 to 400 bytes; 7,204 in a
+    /// one-shard shared table and 24,340 in an eight-shard one, 56 bytes
+    /// less for the longer string;
     /// the latter two for the id index's first segment of 4 KiB, the
     /// shard's first chunk of 608 bytes (552 for the longer string: a
     /// block-list entry fewer) and its hash table; the

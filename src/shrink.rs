@@ -90,16 +90,18 @@ fn table_capacity_for(bytes: usize) -> usize {
     buckets_capacity(buckets)
 }
 
-/// Id-index capacity that fits `bytes`: page-tuned like the index's growth
+/// Id-index capacity whose allocation, with `pair_bytes` of block bases in
+/// front of the entries, fits `bytes`: page-tuned like the index's growth
 /// (allocation plus the allocator's header a whole number of pages) once
 /// it spans a page.
-fn index_capacity_for(bytes: usize) -> usize {
+fn index_capacity_for(bytes: usize, pair_bytes: usize) -> usize {
     let pages = (bytes + MALLOC_HEADER_SIZE) / PAGE_SIZE;
-    if pages == 0 {
-        bytes / ENTRY_BYTES
+    let bytes = if pages == 0 {
+        bytes
     } else {
-        (pages * PAGE_SIZE - MALLOC_HEADER_SIZE) / ENTRY_BYTES
-    }
+        pages * PAGE_SIZE - MALLOC_HEADER_SIZE
+    };
+    bytes.saturating_sub(pair_bytes) / ENTRY_BYTES
 }
 
 /// One part of the table's memory: the bytes it holds now and the fewest
@@ -277,20 +279,21 @@ impl<S: BuildHasher> StringTable<S> {
         }
         let cleared = self.len() == 1;
         let arena = self.store.arena.heap_bytes();
-        let index = self.store.index_capacity() * ENTRY_BYTES;
+        let index = self.store.index_bytes();
+        let pair_bytes = self.store.index_pair_bytes_shrunk();
         let table = self.table.allocation_size();
         // The fewest bytes each part can keep: what the strings need, or
         // after `clear`, a new table's sizes (never more than it holds).
         let (arena_floor, index_floor, table_floor) = if cleared {
             (
                 arena_heap_for(FIRST_CHUNK_CAPACITY),
-                INITIAL_INDEX_CAPACITY * ENTRY_BYTES,
+                INITIAL_INDEX_CAPACITY * ENTRY_BYTES + pair_bytes,
                 table_bytes_for(INITIAL_TABLE_CAPACITY),
             )
         } else {
             (
                 arena,
-                self.len() * ENTRY_BYTES,
+                self.len() * ENTRY_BYTES + pair_bytes,
                 table_bytes_for(self.table.len()),
             )
         };
@@ -333,9 +336,9 @@ impl<S: BuildHasher> StringTable<S> {
             } else {
                 self.len()
             };
-            let capacity = index_capacity_for(index_share).max(floor);
+            let capacity = index_capacity_for(index_share, pair_bytes).max(floor);
             // Old and new index are held while it is copied.
-            if capacity.saturating_mul(ENTRY_BYTES) <= self.byte_budget() {
+            if capacity.saturating_mul(ENTRY_BYTES) + pair_bytes <= self.byte_budget() {
                 self.store.shrink_index(capacity);
             }
         }
@@ -379,16 +382,27 @@ impl<S: BuildHasher> StringTable<S> {
         // Free every chunk before allocating the new one. An arena without
         // chunks allocates only its fixed bookkeeping (a boxed `Bump` and a
         // one-entry block list: far less than the chunks just freed) and
-        // cannot fail; the table then grows on demand.
+        // cannot fail; the table then grows on demand. The id index (`""`'s
+        // entry alone) moves to the new arena.
         let Ok(empty) = Arena::with_capacity(0) else {
             return;
         };
-        self.store.arena = empty;
-        if let Ok(arena) = Arena::with_capacity(chunk)
+        let mut index = core::mem::replace(&mut self.store.arena, empty).take_index();
+        if let Ok(mut arena) = Arena::with_capacity(chunk)
             && arena.heap_bytes() < current
         {
-            self.store.arena = arena;
+            match arena.install_index(index) {
+                Ok(()) => {
+                    self.store.arena = arena;
+                    return;
+                }
+                Err(back) => index = back,
+            }
         }
+        // The chunkless arena's one block fits the index's room for at
+        // least two.
+        let installed = self.store.arena.install_index(index);
+        debug_assert!(installed.is_ok(), "an index has room for block 0");
     }
 
     /// Moves the hash table's slots into a table of `capacity`, if that
@@ -431,7 +445,7 @@ mod tests {
             assert!(fit >= capacity, "{capacity}: {fit}");
         }
         assert_eq!(table_bytes_for(INITIAL_TABLE_CAPACITY), 3088);
-        assert_eq!(index_capacity_for(4080), INITIAL_INDEX_CAPACITY);
+        assert_eq!(index_capacity_for(4080, 32), INITIAL_INDEX_CAPACITY);
         assert_eq!(chunk_for_heap(0), FIRST_CHUNK_CAPACITY);
         for heap in [100 << 10, 1 << 20, 3 << 20] {
             let chunk = chunk_for_heap(heap);

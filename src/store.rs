@@ -1,144 +1,127 @@
 //! The read side shared by [`StringTable`](crate::StringTable) and
 //! [`Resolver`](crate::Resolver): the arena and the id index.
 
-use crate::arena::{Arena, ESCAPE, Loc, tag_of};
+use crate::arena::{Arena, ESCAPE, LOCAL_BITS, LOCAL_MASK, Loc};
 use crate::error::Error;
 use crate::id::StringId;
+pub(crate) use crate::id_index::{ENTRY_BYTES, Entry};
 
-/// The location of a string's record and a copy of the record's length
-/// byte (the length below 255 bytes, else the escape), 5 bytes,
-/// unaligned: an id-index entry, and a hash-table slot
-/// ([`Slot`](crate::table::Slot)).
+/// Strings in id order: id `i`'s record is located by the `i`th entry of
+/// the arena's id index ([`IdIndex`]), five bytes per string. Id 0, `""`,
+/// is the arena's static empty record.
 ///
-/// With the length in the index, `resolve` knows it before the record's
-/// cache line arrives, so a caller's copy of the string does not wait for
-/// that miss to pick its path (`resolve_copy` in `benches/README.md`).
-/// With it in the slot, a lookup passes over a candidate of another
-/// length without reading its record (`Arena::probe`). Made only
-/// by [`Entry::of`] from a location `Arena::push` returned and the string
-/// it stored there (or copied from such an entry), so the tag always
-/// matches the record: `unsafe` reads rely on it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C)]
-pub(crate) struct Entry {
-    loc: [u8; 4],
-    tag: u8,
-}
-
-/// Bytes of an id-index entry.
-pub(crate) const ENTRY_BYTES: usize = size_of::<Entry>();
-
-impl Entry {
-    /// `""`'s entry: location 0 (the arena's static empty record), length
-    /// 0.
-    pub(crate) const EMPTY: Entry = Entry {
-        loc: [0; 4],
-        tag: 0,
-    };
-
-    /// The entry of `s`, which `Arena::push` stored at `loc`.
-    #[inline(always)]
-    pub(crate) fn of(loc: Loc, s: &str) -> Entry {
-        Entry {
-            loc: loc.to_le_bytes(),
-            tag: tag_of(s.len()),
-        }
-    }
-
-    /// The record's location.
-    #[inline(always)]
-    pub(crate) fn loc(self) -> Loc {
-        Loc::from_le_bytes(self.loc)
-    }
-
-    /// The record's location and its block number (the location's high
-    /// 16 bits), the latter read on its own, for
-    /// [`Arena::after_tag_split`](crate::arena::Arena::after_tag_split).
-    /// The block number is read first: LLVM rewrites a load of part of a
-    /// value already loaded into a shift of that value, but not the other
-    /// way round.
-    #[inline(always)]
-    pub(crate) fn loc_and_block(&self) -> (Loc, u16) {
-        let block = u16::from_le_bytes([self.loc[2], self.loc[3]]);
-        (self.loc(), block)
-    }
-
-    /// The record's length byte: the string's length below 255 bytes,
-    /// else the escape.
-    #[inline(always)]
-    pub(crate) fn tag(self) -> u8 {
-        self.tag
-    }
-}
-
-/// Strings in id order: id `i`'s record is at `locs[i].loc()`, five bytes
-/// per string. Id 0, `""`, is at location 0, the arena's empty block.
-///
-/// The index is private: [`str_of`](Self::str_of) trusts every entry to
-/// locate a record of this store's arena, so entries are only added by
-/// [`push_entry`](Self::push_entry) and only dropped with the arena's
-/// records ([`clear`](Self::clear)); other modules read them, reserve room
-/// and shrink the allocation.
+/// The index is private to the store: [`str_of`](Self::str_of) trusts
+/// every entry to locate a record of this store's arena, so entries are
+/// only added by [`push_entry`](Self::push_entry) and only dropped with
+/// the arena's records ([`clear`](Self::clear)); other modules read them,
+/// reserve room and shrink the allocation.
 #[derive(Debug)]
 pub(crate) struct Store {
     pub(crate) arena: Arena,
-    locs: Vec<Entry>,
 }
 
 impl Store {
-    /// A store of `arena` whose index holds only `""`'s entry; `locs` is
-    /// empty, with room reserved for at least that entry.
-    pub(crate) fn new(arena: Arena, mut locs: Vec<Entry>) -> Store {
-        debug_assert!(locs.is_empty() && locs.capacity() > 0);
-        locs.push(Entry::EMPTY);
-        Store { arena, locs }
+    /// A store of `arena`, whose id index
+    /// ([`Arena::with_index`]) holds only `""`'s entry.
+    pub(crate) fn new(arena: Arena) -> Store {
+        debug_assert!(arena.index().len() == 1 && arena.index().entries()[0] == Entry::EMPTY);
+        Store { arena }
+    }
+
+    /// Copies `s` into the arena's current block as the record of id `id`
+    /// (the next) and appends its entry, if it fits there and is short
+    /// ([`Arena::push_in_place`]); the caller has reserved room in the
+    /// index. Returns the record's location.
+    #[inline(always)]
+    pub(crate) fn push_in_place(&mut self, s: &str, id: u32) -> Option<Loc> {
+        let (loc, word) = self.arena.push_in_place_word(s, id)?;
+        // A short string: its length is its tag.
+        let entry = Entry::from_word(word, s.len() as u8);
+        debug_assert_eq!(entry, Entry::of(loc, s));
+        self.arena.index_mut().push(entry);
+        Some(loc)
     }
 
     /// Appends the entry of `s`, just pushed into the arena at `loc` as the
     /// record of the next id. The caller has reserved room.
     #[inline(always)]
     pub(crate) fn push_entry(&mut self, loc: Loc, s: &str) {
-        self.locs.push(Entry::of(loc, s));
+        self.arena.index_mut().push(Entry::of(loc, s));
     }
 
     /// The string of `entry`, an entry of this store's index.
     #[inline(always)]
     #[allow(unsafe_code)]
     pub(crate) fn str_of(&self, entry: &Entry) -> &str {
-        let (loc, block) = entry.loc_and_block();
         // SAFETY: index entries are made only by `push_entry`, from the
         // location `Arena::push` returned for `s` and `tag_of(s.len())`,
         // the length byte `push` wrote there, or are `Entry::EMPTY`
         // (location 0, length 0); `clear` empties the index with the
-        // arena.
-        unsafe { self.arena.str_tagged(loc, block, entry.tag) }
+        // arena, which owns the index.
+        let s = unsafe { self.arena.index().str_of(entry) };
+        // SAFETY: as above.
+        debug_assert_eq!(s.as_bytes(), unsafe { self.arena.bytes(entry.loc()) });
+        s
     }
 
     /// Number of strings, `""` included.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.locs.len()
+        self.arena.index().len()
     }
 
     /// The index entries, in id order.
     #[inline]
     pub(crate) fn entries(&self) -> &[Entry] {
-        &self.locs
+        self.arena.index().entries()
     }
 
     /// Entries the index has room for without growing.
     #[inline]
     pub(crate) fn index_capacity(&self) -> usize {
-        self.locs.capacity()
+        self.arena.index().capacity()
+    }
+
+    /// Heap bytes of the id index: its entries and the block bases in
+    /// front of them.
+    pub(crate) fn index_bytes(&self) -> usize {
+        self.arena.index().heap_bytes()
+    }
+
+    /// Bytes of the block bases the id index keeps in front of its entries
+    /// when it moves to a smaller allocation ([`Arena::shrink_index`]).
+    pub(crate) fn index_pair_bytes_shrunk(&self) -> usize {
+        self.arena.index_pairs_shrunk() * crate::id_index::PAIR_BYTES
+    }
+
+    /// Bytes of the block bases the id index holds in front of its
+    /// entries once they have moved to a larger allocation
+    /// ([`Arena::index_pairs_target`]).
+    pub(crate) fn index_pair_bytes_grown(&self) -> usize {
+        self.arena.index_pairs_target() * crate::id_index::PAIR_BYTES
+    }
+
+    /// Bytes the id index grows by to hold `entries` entries (nothing if it
+    /// has room): the entries and, as it moves, room for the bases of the
+    /// blocks [`Arena::index_pairs_target`] names.
+    pub(crate) fn index_growth(&self, entries: usize) -> usize {
+        let index = self.arena.index();
+        if entries <= index.capacity() {
+            return 0;
+        }
+        let pairs = self.arena.index_pairs_target() - index.pairs();
+        (entries - index.capacity())
+            .saturating_mul(ENTRY_BYTES)
+            .saturating_add(pairs * crate::id_index::PAIR_BYTES)
     }
 
     /// Makes room in the index for `additional` more entries (exactly, as
-    /// `Vec::try_reserve_exact`).
-    pub(crate) fn try_reserve_index(
-        &mut self,
-        additional: usize,
-    ) -> Result<(), std::collections::TryReserveError> {
-        self.locs.try_reserve_exact(additional)
+    /// `Vec::try_reserve_exact`) and, as it moves, for the bases of the
+    /// blocks [`Arena::index_pairs_target`] names; `Err` if the allocation
+    /// fails.
+    pub(crate) fn try_reserve_index(&mut self, additional: usize) -> Result<(), ()> {
+        let pairs = self.arena.index_pairs_target();
+        self.arena.index_mut().try_reserve_exact(additional, pairs)
     }
 
     /// Copies the index into an allocation of `capacity` entries, if that
@@ -147,32 +130,20 @@ impl Store {
     /// bytes: the index then grows again from there); if that is refused
     /// too, the old allocation is kept.
     pub(crate) fn shrink_index(&mut self, capacity: usize) {
-        let locs = &self.locs;
-        if capacity >= locs.capacity() || capacity < locs.len() {
-            return;
-        }
-        let mut new = Vec::new();
-        if new.try_reserve_exact(capacity).is_err() && new.try_reserve_exact(locs.len()).is_err() {
-            return;
-        }
-        if new.capacity() >= locs.capacity() {
-            return;
-        }
-        new.extend_from_slice(locs);
-        self.locs = new;
+        self.arena.shrink_index(capacity);
     }
 
     /// Forgets every string but `""`, index and arena together, keeping
     /// their memory.
     pub(crate) fn clear(&mut self) {
-        self.locs.truncate(1);
+        self.arena.index_mut().truncate(1);
         self.arena.clear();
     }
 
     /// The string of index `i`; panics if `i >= len()`.
     #[inline]
     pub(crate) fn str_at(&self, i: usize) -> &str {
-        self.str_of(&self.locs[i])
+        self.str_of(&self.entries()[i])
     }
 
     /// Folds `f` over the strings of ids `front..back` in id order, run by
@@ -183,7 +154,6 @@ impl Store {
     /// bytes did: `iterate` ran 0.82x-0.85x lasso's speed that way,
     /// 0.94x-1.06x this way, `benches/README.md`).
     #[inline]
-    #[allow(unsafe_code)]
     pub(crate) fn fold<'s, B>(
         &'s self,
         front: usize,
@@ -191,27 +161,50 @@ impl Store {
         init: B,
         mut f: impl FnMut(B, &'s str) -> B,
     ) -> B {
-        let locs = &self.locs[..back];
+        // The location, unused, is not computed once inlined (`iterate`
+        // unchanged, 37.4 instructions per string).
+        self.fold_located(front, back, init, |acc, _, s| f(acc, s))
+    }
+
+    /// [`fold`](Self::fold) that also hands `f` each string's location (as
+    /// `Arena::push` returned it; `""`'s is 0), from the run's block and
+    /// the entry's offset: the hash table's rebuild makes its slots so.
+    #[inline]
+    #[allow(unsafe_code)]
+    pub(crate) fn fold_located<'s, B>(
+        &'s self,
+        front: usize,
+        back: usize,
+        init: B,
+        mut f: impl FnMut(B, Loc, &'s str) -> B,
+    ) -> B {
+        let entries = self.entries();
+        let locs = &entries[..back];
         let mut acc = init;
         let mut i = front;
         if i == 0 && back > 0 {
             // Id 0, `""`, is the empty block's static record.
-            acc = f(acc, "");
+            acc = f(acc, 0, "");
             i = 1;
         }
         // Where the last run must stop: the record of id `back`, if any (a
         // run stops there only if it is in the run's block).
-        let stop = self.locs.get(back).map_or(0, |e| e.loc());
+        let stop = entries.get(back).map_or(0, |e| e.loc());
         while i < back {
             let run = self.arena.run(locs[i].loc(), stop);
             let run_locs = &locs[i..i + run.len];
+            // SAFETY: `locs[i]` is an entry of the index.
+            let bias = unsafe { self.arena.index().short_base(locs[i].label()) };
+            // The run's block, in a location's high half.
+            let block = locs[i].loc() & !LOCAL_MASK;
+            let loc = |e: &Entry| block | (e.word() & LOCAL_MASK);
             // The reads below add the run's bias to each location: every
             // entry of the run must be in the block of its first (the
             // arena's ids say so, `Arena::run`).
             debug_assert!(
                 run_locs
                     .iter()
-                    .all(|e| e.loc_and_block().1 == run_locs[0].loc_and_block().1),
+                    .all(|e| e.loc() >> LOCAL_BITS == run_locs[0].loc() >> LOCAL_BITS),
                 "a run's records lie in one block"
             );
             // `for` loops (a pointer walk): `Iter::fold`'s index-based loop
@@ -226,16 +219,20 @@ impl Store {
                     // (`benches/README.md`).
                     acc = if e.tag() == ESCAPE {
                         // SAFETY: `e` locates a record of `run`'s block
-                        // (`Arena::run`), whose bias `run.bias` is; entries
-                        // hold locations `push` returned and their records'
-                        // length bytes (the type's invariant), here the
-                        // escape; the strings live as long as `self`.
-                        f(acc, unsafe { Arena::str_long_biased(run.bias, e.loc()) })
+                        // (`Arena::run`), whose short label's base is
+                        // `bias` (a long record's word is added to it plus
+                        // `1 << LOCAL_BITS`, `IdIndex::short_base`);
+                        // entries hold their records' words and length
+                        // bytes (the type's invariant), here the escape;
+                        // the strings live as long as `self`.
+                        f(acc, loc(e), unsafe {
+                            Arena::str_long_biased(bias.wrapping_add(1 << LOCAL_BITS), e.word())
+                        })
                     } else {
                         // SAFETY: as above, and `e.tag()`, not the escape,
                         // is the string's length.
-                        f(acc, unsafe {
-                            Arena::str_short_biased(run.bias, e.loc(), e.tag())
+                        f(acc, loc(e), unsafe {
+                            Arena::str_short_biased(bias, e.word(), e.tag())
                         })
                     };
                 }
@@ -244,8 +241,8 @@ impl Store {
                     // SAFETY: as above, and the block has no long record,
                     // so `e.tag()` (the record's length byte, the
                     // invariant of `Entry`) is its length.
-                    acc = f(acc, unsafe {
-                        Arena::str_short_biased(run.bias, e.loc(), e.tag())
+                    acc = f(acc, loc(e), unsafe {
+                        Arena::str_short_biased(bias, e.word(), e.tag())
                     });
                 }
             }
@@ -256,20 +253,20 @@ impl Store {
 
     #[inline]
     pub(crate) fn resolve(&self, id: StringId) -> Option<&str> {
-        self.locs.get(id.index()).map(|e| self.str_of(e))
+        self.entries().get(id.index()).map(|e| self.str_of(e))
     }
 
     /// Heap bytes of the arena and the index.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.arena.heap_bytes() + self.locs.capacity() * ENTRY_BYTES
+        self.arena.heap_bytes() + self.arena.index().heap_bytes()
     }
 
     /// Copies `s` into the arena as the record of id `id` (the next one)
-    /// and appends its location; the caller has reserved room in `locs`.
+    /// and appends its location; the caller has reserved room in the index.
     /// Returns the location. On error nothing is added.
     pub(crate) fn push(&mut self, s: &str, id: u32, budget: usize) -> Result<Loc, Error> {
-        debug_assert!(self.locs.len() < self.locs.capacity());
-        debug_assert_eq!(id as usize, self.locs.len());
+        debug_assert!(self.len() < self.index_capacity());
+        debug_assert_eq!(id as usize, self.len());
         let loc = self.arena.push(s, id, budget)?;
         self.push_entry(loc, s);
         Ok(loc)

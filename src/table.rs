@@ -6,23 +6,77 @@ use core::ops::Index;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
+use crate::arena::tag_of;
 use crate::arena::{Arena, FIRST_CHUNK_CAPACITY, MALLOC_HEADER_SIZE, MAX_BLOCK, PAGE_SIZE};
 use crate::arena::{Found, LONG_LEN, Loc, Probe, records_bytes};
 use crate::error::{Error, ErrorKind};
 use crate::id::StringId;
+use crate::id_index::PAIR_BYTES;
 use crate::iter::Iter;
 use crate::limits::Limits;
 use crate::ops::RecentRest;
 use crate::resolver::Resolver;
-use crate::store::{ENTRY_BYTES, Entry, Store};
+use crate::store::{ENTRY_BYTES, Store};
 
-/// A hash-table slot: the [`Entry`] of a string's record (its location
-/// and a copy of its length byte), as in the id index. The length lets a
-/// lookup pass over a candidate of another length without reading its
+/// A hash-table slot: the location of a string's record, as
+/// `Arena::push` returned it, and a copy of its length byte (the length
+/// below 255 bytes, else the escape), 5 bytes, unaligned. The length lets
+/// a lookup pass over a candidate of another length without reading its
 /// record: on a `get` that misses a 100k-string table, 12% of lookups
 /// meet such a candidate, and reading its record was a cache miss into
-/// the arena. One byte per bucket more than a bare location.
-pub(crate) type Slot = Entry;
+/// the arena. One byte per bucket more than a bare location. Made only by
+/// [`Slot::of`] from a location `Arena::push` returned and the string it
+/// stored there (or copied from such a slot), so the tag always matches
+/// the record: `unsafe` reads rely on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub(crate) struct Slot {
+    loc: [u8; 4],
+    tag: u8,
+}
+
+impl Slot {
+    /// The slot of `""`'s record (location 0, length 0), which the shared
+    /// table's shards hold.
+    pub(crate) const EMPTY: Slot = Slot {
+        loc: [0; 4],
+        tag: 0,
+    };
+
+    /// The slot of `s`, which `Arena::push` stored at `loc`.
+    #[inline(always)]
+    pub(crate) fn of(loc: Loc, s: &str) -> Slot {
+        Slot {
+            loc: loc.to_le_bytes(),
+            tag: tag_of(s.len()),
+        }
+    }
+
+    /// The record's location.
+    #[inline(always)]
+    pub(crate) fn loc(self) -> Loc {
+        Loc::from_le_bytes(self.loc)
+    }
+
+    /// The record's location and its block number (the location's high
+    /// 16 bits), the latter read on its own, for
+    /// [`Arena::after_tag_split`](crate::arena::Arena::after_tag_split).
+    /// The block number is read first: LLVM rewrites a load of part of a
+    /// value already loaded into a shift of that value, but not the other
+    /// way round.
+    #[inline(always)]
+    pub(crate) fn loc_and_block(&self) -> (Loc, u16) {
+        let block = u16::from_le_bytes([self.loc[2], self.loc[3]]);
+        (self.loc(), block)
+    }
+
+    /// The record's length byte: the string's length below 255 bytes,
+    /// else the escape.
+    #[inline(always)]
+    pub(crate) fn tag(self) -> u8 {
+        self.tag
+    }
+}
 
 /// Bytes of a [`Slot`].
 pub(crate) const SLOT_BYTES: usize = size_of::<Slot>();
@@ -62,8 +116,15 @@ pub(crate) fn table_bytes_for(capacity: usize) -> usize {
 }
 
 /// Id-index entries in a new table: one 4 KiB page including the
-/// allocator's header (816 five-byte entries on 64-bit targets).
-pub const INITIAL_INDEX_CAPACITY: usize = (PAGE_SIZE - MALLOC_HEADER_SIZE) / ENTRY_BYTES;
+/// allocator's header and the bases of the first two arena blocks, which
+/// the index keeps in front of its entries (809 five-byte entries on
+/// 64-bit targets).
+pub const INITIAL_INDEX_CAPACITY: usize =
+    (PAGE_SIZE - MALLOC_HEADER_SIZE - INITIAL_INDEX_BLOCKS * PAIR_BYTES) / ENTRY_BYTES;
+
+/// Blocks whose bases a new table's id index has room for: the static
+/// empty block and the first chunk's (the block list doubles from 1 to 2).
+const INITIAL_INDEX_BLOCKS: usize = 2;
 
 /// Strings a new table's hash table holds before it first grows: 448, the
 /// capacity of 512 buckets (a 5-byte slot, the record's location and a
@@ -247,14 +308,17 @@ pub(crate) fn is_short(s: &str) -> bool {
 /// with doubling); doubling leaves at most the final size. The unused
 /// tail this leaves at the end of the index is never written, so it is
 /// not resident either.
-fn next_index_capacity(cap: usize) -> usize {
+/// `pair_bytes` are the block bases the allocation holds in front of the
+/// entries.
+fn next_index_capacity(cap: usize, pair_bytes: usize) -> usize {
     let bytes = cap
         .saturating_mul(2)
         .saturating_add(1)
-        .saturating_mul(ENTRY_BYTES);
+        .saturating_mul(ENTRY_BYTES)
+        .saturating_add(pair_bytes);
     let bytes =
         (bytes.saturating_add(MALLOC_HEADER_SIZE)).next_multiple_of(PAGE_SIZE) - MALLOC_HEADER_SIZE;
-    bytes / ENTRY_BYTES
+    (bytes - pair_bytes) / ENTRY_BYTES
 }
 
 /// An upper bound on the bytes a full hashbrown table allocates when it
@@ -550,16 +614,13 @@ impl<S: BuildHasher> Builder<S> {
         bytes: usize,
         table_strings: usize,
     ) -> Result<StringTable<S>, Error> {
-        let arena = Arena::with_capacity(bytes)?;
-        let mut locs = Vec::new();
-        locs.try_reserve_exact(strings.max(1))
-            .map_err(|_| Error::new(ErrorKind::AllocFailed, strings.saturating_mul(ENTRY_BYTES)))?;
+        let arena = Arena::with_index(bytes, strings)?;
         let mut table = HashTable::new();
         table
             .try_reserve(table_strings, |_: &Slot| 0)
             .map_err(|_| Error::new(ErrorKind::AllocFailed, table_bytes_for(table_strings)))?;
         Ok(StringTable {
-            store: Store::new(arena, locs),
+            store: Store::new(arena),
             table,
             hasher,
             limits,
@@ -931,11 +992,10 @@ impl<S: BuildHasher> StringTable<S> {
     /// Grows the id index to room for `entries` entries if it has less,
     /// the bytes it adds within `budget`, which is charged them.
     fn reserve_index_within(&mut self, entries: usize, budget: &mut usize) -> Result<(), Error> {
-        let cap = self.store.index_capacity();
-        if entries <= cap {
+        if entries <= self.store.index_capacity() {
             return Ok(());
         }
-        let cost = (entries - cap).saturating_mul(ENTRY_BYTES);
+        let cost = self.store.index_growth(entries);
         if cost > *budget {
             return Err(self.limits.memory_error(cost));
         }
@@ -1039,10 +1099,9 @@ impl<S: BuildHasher> StringTable<S> {
             && n < store.index_capacity()
             && self.table.len() < self.table.capacity()
             // `max_strings <= u32::MAX`, so the id fits.
-            && let Some(loc) = store.arena.push_in_place(s, n as u32)
+            && let Some(loc) = store.push_in_place(s, n as u32)
         {
             let id = n as u32;
-            store.push_entry(loc, s);
             let (arena, hasher) = (&store.arena, &self.hasher);
             let hash_slot = |e: &Slot| {
                 // SAFETY: the table's slots hold locations the arena's
@@ -1076,7 +1135,7 @@ impl<S: BuildHasher> StringTable<S> {
         let table_bound = table_growth_bound(self.table.allocation_size());
         let cap = self.store.index_capacity();
         if self.store.len() == cap {
-            let mut new_cap = next_index_capacity(cap);
+            let mut new_cap = next_index_capacity(cap, self.store.index_pair_bytes_grown());
             let push_need = self.store.arena.push_need(s.len());
             // Strings the hash table holds without growing, `""` (in the
             // index only) included.
@@ -1152,11 +1211,11 @@ impl<S: BuildHasher> StringTable<S> {
         table
             .try_reserve(capacity.max(self.table.len()), rehash)
             .ok()?;
-        for e in &self.store.entries()[1..] {
+        let store = &self.store;
+        store.fold_located(1, store.len(), (), |(), loc, s| {
             // Reserved above: no growth, so the hasher is never called.
-            let hash = hash_str(hasher, self.store.str_of(e));
-            table.insert_unique(hash, *e, rehash);
-        }
+            table.insert_unique(hash_str(hasher, s), Slot::of(loc, s), rehash);
+        });
         debug_assert_eq!(
             table.len(),
             self.table.len(),
