@@ -435,6 +435,8 @@ unsafe fn long_bytes_inline<'a>(q: *const u8) -> &'a [u8] {
 pub(crate) struct Run {
     /// How many records (ids) from the first.
     pub(crate) len: usize,
+    /// The block's [`Arena::block_bias`].
+    pub(crate) bias: *const u8,
     /// Whether any of the block's records has the long form.
     pub(crate) long: bool,
 }
@@ -1398,7 +1400,11 @@ impl Arena {
         let b = &self.core.borrow_blocks()[block];
         let Base(biased) = self.bases[block];
         if !b.run {
-            return Run { len: 1, long: true };
+            return Run {
+                len: 1,
+                bias: biased,
+                long: true,
+            };
         }
         // The ids: up to `stop`'s (excluded) or the block's last.
         let (past, to) = if stop >> LOCAL_BITS == loc >> LOCAL_BITS {
@@ -1420,6 +1426,7 @@ impl Arena {
         // A run holds consecutive ids.
         Run {
             len: (to - from) as usize + past,
+            bias: biased,
             long: b.long,
         }
     }

@@ -372,9 +372,12 @@ impl IdIndex {
     /// exactly the entries is tried, and if that fails too the old
     /// allocation is kept. `pairs` must cover every block the arena has.
     pub(crate) fn shrink_to(&mut self, cap: usize, pairs: usize) {
+        if !self.is_allocated() {
+            return;
+        }
         let pairs = pairs.clamp(1, self.pairs);
         let cap = cap.max(self.len).max(1);
-        if !self.is_allocated() || (cap >= self.cap && pairs == self.pairs) {
+        if cap >= self.cap && pairs == self.pairs {
             return;
         }
         if self.shrink_copy(cap, pairs).is_err() {
@@ -475,21 +478,6 @@ impl IdIndex {
         }
     }
 
-    /// The base of the short label of `label`'s block: a short record's
-    /// string is at this plus its entry's word, a long one's at this plus
-    /// `1 << LOCAL_BITS` plus its word, its length byte just before
-    /// (`Store::fold`, which reads a block's entries with one base).
-    ///
-    /// # Safety
-    ///
-    /// As for [`base_of`](Self::base_of).
-    #[inline(always)]
-    pub(crate) unsafe fn short_base(&self, label: u16) -> *const u8 {
-        // SAFETY: the caller's contract; a block's short label is its long
-        // label plus 1, an odd number.
-        unsafe { self.base_of(label | 1) }
-    }
-
     /// The string of `entry`, an entry of this index.
     ///
     /// # Safety
@@ -499,6 +487,20 @@ impl IdIndex {
     /// entries and records are dropped together, `Store::clear`).
     #[inline(always)]
     pub(crate) unsafe fn str_of(&self, entry: &Entry) -> &str {
+        // SAFETY: the caller's contract.
+        unsafe { self.str_of_as::<SIGN_FLAGS_LONG>(entry) }
+    }
+
+    /// [`str_of`](Self::str_of), telling a long string by the sign of its
+    /// address if `SIGN` (only where [`SIGN_FLAGS_LONG`]: elsewhere the
+    /// long bases do not carry the top bit), else by its length byte
+    /// (which works everywhere; the tests compare the two).
+    ///
+    /// # Safety
+    ///
+    /// As for [`str_of`](Self::str_of).
+    #[inline(always)]
+    unsafe fn str_of_as<const SIGN: bool>(&self, entry: &Entry) -> &str {
         let tag = entry.tag();
         // SAFETY: `entry` is an entry of this index (the caller's
         // contract), so the arena stored its block's pair.
@@ -506,7 +508,7 @@ impl IdIndex {
         // Wrapping: a long string's address carries the top bit until it
         // is cleared below.
         let q = base.wrapping_add(entry.word() as usize);
-        let long = if SIGN_FLAGS_LONG {
+        let long = if SIGN {
             (q.addr() as isize) < 0
         } else {
             tag == ESCAPE
@@ -539,5 +541,131 @@ impl IdIndex {
 impl Drop for IdIndex {
     fn drop(&mut self) {
         self.free();
+    }
+}
+
+#[cfg(test)]
+#[allow(unsafe_code)]
+mod tests {
+    use super::*;
+    use crate::StringTable;
+    use crate::arena::LONG_LEN;
+
+    /// Every label's word gives back its location, for the first and last
+    /// block numbers and both forms.
+    #[test]
+    fn entries_keep_their_locations() {
+        let short = "s";
+        let long = "l".repeat(LONG_LEN);
+        for block in [0u32, 1, 2, 255, 256, 16_383, 32_766, 32_767] {
+            for offset in [0u32, 1, 0x7FFF, 0xFFFF] {
+                let loc = (block << LOCAL_BITS) | offset;
+                for s in [short, long.as_str()] {
+                    let e = Entry::of(loc, s);
+                    assert_eq!(e.loc(), loc, "{block} {offset} {}", s.len());
+                    assert_eq!(e.tag(), tag_of(s.len()));
+                    let label = u32::from(e.label());
+                    assert_eq!(e.word() >> LOCAL_BITS, label);
+                    assert_eq!(label % 2, u32::from(s.len() < LONG_LEN), "odd when short");
+                }
+                assert_eq!(
+                    Entry::of(loc, short).word(),
+                    short_word_base(block as usize) | offset
+                );
+            }
+        }
+        assert_eq!(Entry::EMPTY.loc(), 0);
+    }
+
+    /// Both ways of telling a long string from a short one read every
+    /// string back: short, long (255 bytes and more), `""`, over many
+    /// blocks, before and after the index moves and shrinks.
+    #[test]
+    fn sign_and_tag_agree() {
+        let mut table = StringTable::new();
+        let mut strings = vec![String::new()];
+        for i in 0..if cfg!(miri) { 300 } else { 6_000 } {
+            let s = match i % 7 {
+                0 => format!("{i}-{}", "l".repeat(LONG_LEN + i % 300)),
+                1 => format!("{i}-{}", "x".repeat(LONG_LEN - 1 - format!("{i}-").len())),
+                _ => format!("short-{i}"),
+            };
+            if table.intern(&s).index() == strings.len() {
+                strings.push(s);
+            }
+        }
+        let check = |table: &StringTable, strings: &[String]| {
+            let index = table.store.arena.index();
+            assert_eq!(index.len(), strings.len());
+            for (e, s) in index.entries().iter().zip(strings) {
+                // SAFETY: `e` is an entry of the table's index.
+                assert_eq!(unsafe { index.str_of_as::<false>(e) }, s);
+                if SIGN_FLAGS_LONG {
+                    // SAFETY: as above.
+                    assert_eq!(unsafe { index.str_of_as::<true>(e) }, s);
+                }
+            }
+        };
+        assert!(table.store.arena.index().pairs() > 4, "several blocks");
+        check(&table, &strings);
+        table.shrink_to_fit();
+        check(&table, &strings);
+        table.clear();
+        table.shrink_to_fit();
+        strings.truncate(1);
+        check(&table, &strings);
+        assert!(
+            table.store.arena.index().pairs() <= 2,
+            "{:?}",
+            table.store.arena.index()
+        );
+    }
+
+    /// An index with no allocation stores no bases and reports no bytes.
+    #[test]
+    fn an_unallocated_index_is_empty() {
+        let mut index = IdIndex::none();
+        index.set_block(0, core::ptr::null());
+        assert!(!index.is_allocated());
+        assert_eq!((index.len(), index.heap_bytes(), index.pairs()), (0, 0, 0));
+        assert!(index.entries().is_empty());
+        index.shrink_to(0, 0);
+        assert_eq!(index.heap_bytes(), 0);
+    }
+
+    /// Growing the entries or the bases, and shrinking, keep both.
+    #[test]
+    fn moves_keep_entries_and_bases() {
+        let record = [0u8; 64];
+        let base = record.as_ptr();
+        let mut index = IdIndex::with_capacity(1, 2).unwrap();
+        index.set_block(0, base);
+        index.push(Entry::EMPTY);
+        index.try_reserve_exact(10, 3).unwrap();
+        index.set_block(1, base.wrapping_add(8));
+        index.set_block(2, base.wrapping_add(16));
+        let entries: Vec<Entry> = (1..=10u32)
+            .map(|i| Entry::of(((i % 3) << LOCAL_BITS) | i, "abc"))
+            .collect();
+        for &e in &entries {
+            index.push(e);
+        }
+        let bases = |index: &IdIndex| -> Vec<*const u8> {
+            // SAFETY: blocks 0 to 2 have their pairs.
+            (0..3u32)
+                .flat_map(|b| [0xFFFF - 2 * b, 0xFFFE - 2 * b])
+                .map(|label| unsafe { index.base_of(label as u16) })
+                .collect()
+        };
+        let before = bases(&index);
+        index.try_reserve_pairs(40).unwrap();
+        assert_eq!(index.pairs(), 40);
+        assert_eq!(bases(&index), before);
+        assert_eq!(&index.entries()[1..], &entries[..]);
+        index.shrink_to(11, 3);
+        assert_eq!((index.capacity(), index.pairs()), (11, 3));
+        assert_eq!(bases(&index), before);
+        assert_eq!(&index.entries()[1..], &entries[..]);
+        assert_eq!(index.heap_bytes(), 3 * PAIR_BYTES + 11 * ENTRY_BYTES);
     }
 }

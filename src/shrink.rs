@@ -15,12 +15,13 @@ use crate::arena::{
     Arena, BLOCK_ENTRY_BYTES, CHUNK_FOOTER_SIZE, CHUNK_OVERHEAD, FIRST_CHUNK_CAPACITY,
     MALLOC_HEADER_SIZE, MAX_BLOCK, MAX_CHUNK_CAPACITY, PAGE_SIZE,
 };
+use crate::id_index::PAIR_BYTES;
 use crate::store::ENTRY_BYTES;
 #[cfg(doc)]
 use crate::table::Builder;
 use crate::table::{
-    INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, SLOT_BYTES, Slot, StringTable, buckets_bytes,
-    table_bytes_for,
+    INITIAL_INDEX_BLOCKS, INITIAL_INDEX_CAPACITY, INITIAL_TABLE_CAPACITY, SLOT_BYTES, Slot,
+    StringTable, buckets_bytes, table_bytes_for,
 };
 
 /// An upper bound on the arena's bookkeeping besides its chunk: bumpalo's
@@ -280,7 +281,14 @@ impl<S: BuildHasher> StringTable<S> {
         let cleared = self.len() == 1;
         let arena = self.store.arena.heap_bytes();
         let index = self.store.index_bytes();
-        let pair_bytes = self.store.index_pair_bytes_shrunk();
+        // The block bases the index keeps in front of its entries: a new
+        // table's after `clear` (whose arena is rebuilt first, below), else
+        // room for the blocks the arena has.
+        let pair_bytes = if cleared {
+            INITIAL_INDEX_BLOCKS * PAIR_BYTES
+        } else {
+            self.store.index_pair_bytes_shrunk()
+        };
         let table = self.table.allocation_size();
         // The fewest bytes each part can keep: what the strings need, or
         // after `clear`, a new table's sizes (never more than it holds).

@@ -4,6 +4,7 @@
 use crate::arena::{Arena, ESCAPE, LOCAL_BITS, LOCAL_MASK, Loc};
 use crate::error::Error;
 use crate::id::StringId;
+use crate::id_index::short_word_base;
 pub(crate) use crate::id_index::{ENTRY_BYTES, Entry};
 
 /// Strings in id order: id `i`'s record is located by the `i`th entry of
@@ -193,10 +194,15 @@ impl Store {
         while i < back {
             let run = self.arena.run(locs[i].loc(), stop);
             let run_locs = &locs[i..i + run.len];
-            // SAFETY: `locs[i]` is an entry of the index.
-            let bias = unsafe { self.arena.index().short_base(locs[i].label()) };
             // The run's block, in a location's high half.
             let block = locs[i].loc() & !LOCAL_MASK;
+            // The block's short label's base: the arena's bias for the
+            // block plus the block's high half less the label's (both are
+            // the block's base less their high half).
+            let bias = run
+                .bias
+                .wrapping_add(block as usize)
+                .wrapping_sub(short_word_base(block as usize >> LOCAL_BITS) as usize);
             let loc = |e: &Entry| block | (e.word() & LOCAL_MASK);
             // The reads below add the run's bias to each location: every
             // entry of the run must be in the block of its first (the
@@ -220,8 +226,8 @@ impl Store {
                     acc = if e.tag() == ESCAPE {
                         // SAFETY: `e` locates a record of `run`'s block
                         // (`Arena::run`), whose short label's base is
-                        // `bias` (a long record's word is added to it plus
-                        // `1 << LOCAL_BITS`, `IdIndex::short_base`);
+                        // `bias` (a long record's word, whose label is one
+                        // less, is added to it plus `1 << LOCAL_BITS`);
                         // entries hold their records' words and length
                         // bytes (the type's invariant), here the escape;
                         // the strings live as long as `self`.

@@ -124,7 +124,7 @@ pub const INITIAL_INDEX_CAPACITY: usize =
 
 /// Blocks whose bases a new table's id index has room for: the static
 /// empty block and the first chunk's (the block list doubles from 1 to 2).
-const INITIAL_INDEX_BLOCKS: usize = 2;
+pub(crate) const INITIAL_INDEX_BLOCKS: usize = 2;
 
 /// Strings a new table's hash table holds before it first grows: 448, the
 /// capacity of 512 buckets (a 5-byte slot, the record's location and a
