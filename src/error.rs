@@ -18,8 +18,8 @@ pub enum ErrorKind {
     MemoryLimit,
     /// The global allocator refused an allocation.
     AllocFailed,
-    /// The string does not fit the arena's address space: its 65,535
-    /// blocks of 64 KiB hold about 4 GiB of small strings, and each string
+    /// The string does not fit the arena's address space: its 32,767
+    /// blocks of 64 KiB hold about 2 GiB of small strings, and each string
     /// over 64 KiB takes a block of its own (see
     /// [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES)); a single string of 4
     /// GiB or more never fits. Also a builder's byte hint beyond that.
@@ -147,17 +147,17 @@ impl fmt::Display for Error {
             }
             ErrorKind::CapacityOverflow if self.limit == 1 => write!(
                 f,
-                "string table capacity hint of {} bytes is more than its arena can hold (under 4 GiB)",
+                "string table capacity hint of {} bytes is more than its arena can hold (under 2 GiB)",
                 self.requested
             ),
             ErrorKind::CapacityOverflow if self.limit != 0 => write!(
                 f,
-                "string table capacity hint of {} bytes is more than its {} shard arenas can hold (under 4 GiB each, with a margin for an uneven split)",
+                "string table capacity hint of {} bytes is more than its {} shard arenas can hold (under 2 GiB each, with a margin for an uneven split)",
                 self.requested, self.limit
             ),
             ErrorKind::CapacityOverflow => write!(
                 f,
-                "string table cannot take {} more bytes: a string must be under 4 GiB, and a table's strings must fit its arena's 4 GiB (in a shared table, each shard's arena)",
+                "string table cannot take {} more bytes: a string must be under 4 GiB, and a table's strings must fit its arena's 2 GiB (in a shared table, each shard's arena)",
                 self.requested
             ),
         }

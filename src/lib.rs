@@ -100,8 +100,13 @@
 //!   dropped or cleared; [`StringTable::shrink_to`] after a `clear` frees
 //!   the chunks a burst left behind.
 //! - **Five bytes per id.** The id index stores, for each id, a packed
-//!   32-bit arena location (block and offset) and a copy of the record's
-//!   length byte, not a 16-byte `&str`: with the length in the index,
+//!   32-bit arena location (a label naming the block, and the offset) and
+//!   a copy of the record's length byte, not a 16-byte `&str`; in front of
+//!   the entries, in the same allocation, it keeps two base addresses per
+//!   64 KiB arena block, so that `resolve` reads a block's base at a fixed
+//!   displacement from the entries' own address (one instruction fewer
+//!   than lasso's `&str` index in a copy loop: `benches/README.md`,
+//!   hot-path lever 72). With the length in the index,
 //!   [`StringTable::resolve`] knows it before the string's own cache line
 //!   arrives, so a caller's copy of the string does not wait for that miss
 //!   (resolving and copying strings of a cache-exceeding table ran 10% to
@@ -195,11 +200,14 @@
 //!   on `get` hits and 7% on re-interning the WordPress profile's strings
 //!   (105 against 113), against `memcmp`;
 //! - reading a string with the length byte the id index keeps beside
-//!   each record's location (`Store::str_of`, and `Store::fold` for
-//!   iteration), so that `resolve` knows the length before the record's
-//!   cache line arrives, and iteration never waits for one record before
-//!   finding the next: the store makes every index entry itself, from
-//!   the string it pushes;
+//!   each record's location (`IdIndex::str_of` through `Store::str_of`,
+//!   and `Store::fold` for iteration), so that `resolve` knows the length
+//!   before the record's cache line arrives, and iteration never waits
+//!   for one record before finding the next: the store makes every index
+//!   entry itself, from the string it pushes, and the arena, which owns
+//!   the index, stores every block's bases in it wherever it sets one
+//!   (the index's own allocation, grown and shrunk by `IdIndex`, is raw
+//!   memory: entries and bases at offsets it computes);
 //! - the hash-table probe reading candidates' records through the
 //!   locations in the table's slots (`table::find_probed`, calling the
 //!   arena's `probe`): every slot is made from a location the arena

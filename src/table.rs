@@ -529,7 +529,7 @@ impl<S: BuildHasher> Builder<S> {
     ///
     /// Panics if the initial allocations fail, the capacity hint names
     /// `u32::MAX` strings or more, or its bytes are more than the arena
-    /// can hold (about 4 GiB); [`Builder::try_build`] returns the error
+    /// can hold (about 2 GiB); [`Builder::try_build`] returns the error
     /// instead.
     ///
     /// # Examples
@@ -662,7 +662,7 @@ impl StringTable {
     /// # Panics
     ///
     /// Panics if the allocations fail, `strings` is `u32::MAX` or more, or
-    /// `bytes` is more than the arena can hold, about 4 GiB (see
+    /// `bytes` is more than the arena can hold, about 2 GiB (see
     /// [`Builder::try_build`]).
     ///
     /// # Examples
@@ -772,7 +772,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// Panics exactly where [`try_intern`](Self::try_intern) would return
     /// an error, with that error's message. Tables without [`Limits`] fail
     /// only when memory runs out or at the crate's fixed bounds (a string
-    /// of 4 GiB or more, an arena past its 65,535 blocks, about 4 GiB, or
+    /// of 4 GiB or more, an arena past its 32,767 blocks, about 2 GiB, or
     /// `u32::MAX` ids: see [`ErrorKind`](crate::ErrorKind)).
     ///
     /// # Examples

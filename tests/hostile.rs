@@ -716,7 +716,7 @@ fn byte_hints_past_the_arena_name_the_hint() {
     let bytes = 5usize << 32;
     let one = format!(
         "string table capacity hint of {bytes} bytes is more than its arena can hold \
-         (under 4 GiB)"
+         (under 2 GiB)"
     );
     let e = StringTable::builder()
         .capacity(10, bytes)
@@ -736,7 +736,7 @@ fn byte_hints_past_the_arena_name_the_hint() {
         } else {
             format!(
                 "string table capacity hint of {bytes} bytes is more than its {shards} shard \
-                 arenas can hold (under 4 GiB each, with a margin for an uneven split)"
+                 arenas can hold (under 2 GiB each, with a margin for an uneven split)"
             )
         };
         assert_eq!(e.to_string(), message, "{shards} shards");

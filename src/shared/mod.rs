@@ -571,7 +571,7 @@ impl<S: BuildHasher> SharedBuilder<S> {
     ///
     /// Panics if the initial allocations fail, the capacity hint names
     /// `u32::MAX` strings or more, or its bytes are more than the shard
-    /// arenas can hold (about 4 GiB each);
+    /// arenas can hold (about 2 GiB each);
     /// [`SharedBuilder::try_build`] returns the error instead.
     ///
     /// # Examples
@@ -805,7 +805,7 @@ impl SharedStringTable {
     /// # Panics
     ///
     /// Panics if the allocations fail, `strings` is `u32::MAX` or more, or
-    /// `bytes` is more than the shard arenas can hold, about 4 GiB each
+    /// `bytes` is more than the shard arenas can hold, about 2 GiB each
     /// (see [`SharedBuilder::try_build`]).
     ///
     /// # Examples
@@ -976,8 +976,8 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// Panics exactly where [`try_intern`](Self::try_intern) would return
     /// an error, with that error's message. Tables without [`Limits`] fail
     /// only when memory runs out or at the crate's fixed bounds (a string
-    /// of 4 GiB or more, a shard's arena past its 65,535 blocks, about
-    /// 4 GiB, or `u32::MAX` ids: see [`ErrorKind`]).
+    /// of 4 GiB or more, a shard's arena past its 32,767 blocks, about
+    /// 2 GiB, or `u32::MAX` ids: see [`ErrorKind`]).
     ///
     /// # Examples
     ///
