@@ -877,7 +877,9 @@ impl Arena {
     /// string in `memcpy` when the index made room for the bases only as
     /// the block list grew).
     pub(crate) fn index_pairs_target(&self) -> usize {
-        (2 * self.block_count()).clamp(self.index.pairs(), MAX_BLOCKS)
+        (2 * self.block_count())
+            .min(MAX_BLOCKS)
+            .max(self.index.pairs())
     }
 
     /// Moves the id index into an allocation of `capacity` entries and room

@@ -11,11 +11,12 @@ pub(crate) use crate::id_index::{ENTRY_BYTES, Entry};
 /// the arena's id index ([`IdIndex`]), five bytes per string. Id 0, `""`,
 /// is the arena's static empty record.
 ///
-/// The index is private to the store: [`str_of`](Self::str_of) trusts
-/// every entry to locate a record of this store's arena, so entries are
-/// only added by [`push_entry`](Self::push_entry) and only dropped with
-/// the arena's records ([`clear`](Self::clear)); other modules read them,
-/// reserve room and shrink the allocation.
+/// The entries are the store's: [`str_of`](Self::str_of) trusts every
+/// entry to locate a record of this store's arena, so entries are only
+/// added by [`push_entry`](Self::push_entry) and
+/// [`push_in_place`](Self::push_in_place) and only dropped with the
+/// arena's records ([`clear`](Self::clear)); other modules read them,
+/// reserve room and shrink the allocation, through the store.
 #[derive(Debug)]
 pub(crate) struct Store {
     pub(crate) arena: Arena,
