@@ -225,7 +225,7 @@ impl IdIndex {
     /// entries (both at least 1); `Err` if the allocation fails.
     pub(crate) fn with_capacity(pairs: usize, cap: usize) -> Result<IdIndex, ()> {
         let mut index = IdIndex::none();
-        index.regrow(pairs.max(1), cap.max(1))?;
+        index.move_to(pairs.max(1), cap.max(1))?;
         Ok(index)
     }
 
@@ -236,42 +236,41 @@ impl IdIndex {
         self.cap > 0
     }
 
-    /// The entries' address: the allocation's start plus its pairs.
+    /// The entries' address (`pairs * PAIR_BYTES` bytes into the
+    /// allocation).
     #[inline(always)]
     fn entries_ptr(&self) -> *const u8 {
         self.entries.as_ptr()
     }
 
     /// Moves the index into an allocation of `pairs` pairs and `cap`
-    /// entries (at least what it holds), freeing the old one; on failure
-    /// nothing changes.
-    fn regrow(&mut self, pairs: usize, cap: usize) -> Result<(), ()> {
-        debug_assert!(pairs >= self.pairs && cap >= self.len && cap > 0);
+    /// entries (at least `len`), keeping the entries and the bases of the
+    /// first `min(pairs, self.pairs)` blocks (those nearest the entries),
+    /// and frees the old one; on failure nothing changes. Growth and
+    /// shrinking both come here.
+    fn move_to(&mut self, pairs: usize, cap: usize) -> Result<(), ()> {
+        debug_assert!(cap >= self.len && cap > 0);
         let layout = layout(pairs, cap).ok_or(())?;
         // SAFETY: `layout` has a non-zero size (`cap > 0`).
         let raw = unsafe { std::alloc::alloc(layout) };
         let start = NonNull::new(raw).ok_or(())?;
-        let new_entries = raw.wrapping_add(pairs * PAIR_BYTES);
+        // SAFETY: `pairs * PAIR_BYTES` is within the allocation of
+        // `layout`, which starts at `start`.
+        let new_entries = unsafe { start.add(pairs * PAIR_BYTES) };
         if self.is_allocated() {
             let old = self.entries_ptr();
-            let pair_bytes = self.pairs * PAIR_BYTES;
-            // SAFETY: the old allocation holds `pair_bytes` bytes of pairs
-            // before `old` and `len` entries from it; the new one has room
-            // for at least as many of each at the same places relative to
-            // its entries, and the two allocations are distinct.
+            let kept = pairs.min(self.pairs) * PAIR_BYTES;
+            // SAFETY: the old allocation holds at least `kept` bytes of
+            // pairs before `old` and `len` entries from it; the new one has
+            // room for both at the same places relative to its entries, and
+            // the two allocations are distinct.
             unsafe {
-                core::ptr::copy_nonoverlapping(
-                    old.sub(pair_bytes),
-                    new_entries.sub(pair_bytes),
-                    pair_bytes,
-                );
-                core::ptr::copy_nonoverlapping(old, new_entries, self.len * ENTRY_BYTES);
+                core::ptr::copy_nonoverlapping(old.sub(kept), new_entries.as_ptr().sub(kept), kept);
+                core::ptr::copy_nonoverlapping(old, new_entries.as_ptr(), self.len * ENTRY_BYTES);
             }
             self.free();
         }
-        // SAFETY: `pairs * PAIR_BYTES` is within the allocation of
-        // `layout`, which starts at `start`.
-        self.entries = unsafe { start.add(pairs * PAIR_BYTES) };
+        self.entries = new_entries;
         self.pairs = pairs;
         self.cap = cap;
         Ok(())
@@ -283,7 +282,7 @@ impl IdIndex {
             && self.is_allocated()
         {
             // SAFETY: the allocation of `layout` starts `pairs *
-            // PAIR_BYTES` bytes before the entries (`regrow`).
+            // PAIR_BYTES` bytes before the entries (`move_to`).
             unsafe {
                 std::alloc::dealloc(self.entries.as_ptr().sub(self.pairs * PAIR_BYTES), layout);
             }
@@ -354,7 +353,7 @@ impl IdIndex {
         if need <= self.cap {
             return Ok(());
         }
-        self.regrow(self.pairs.max(pairs), need)
+        self.move_to(self.pairs.max(pairs), need)
     }
 
     /// Makes room for the bases of `blocks` blocks; on failure nothing
@@ -363,7 +362,7 @@ impl IdIndex {
         if blocks <= self.pairs {
             return Ok(());
         }
-        self.regrow(blocks, self.cap)
+        self.move_to(blocks, self.cap)
     }
 
     /// Moves the index into an allocation of `cap` entries and `pairs`
@@ -377,43 +376,12 @@ impl IdIndex {
         }
         let pairs = pairs.clamp(1, self.pairs);
         let cap = cap.max(self.len).max(1);
-        if cap >= self.cap && pairs == self.pairs {
-            return;
+        for cap in [cap, self.len.max(1)] {
+            let smaller = layout(pairs, cap).is_some_and(|l| l.size() < self.heap_bytes());
+            if !smaller || self.move_to(pairs, cap).is_ok() {
+                return;
+            }
         }
-        if self.shrink_copy(cap, pairs).is_err() {
-            let _ = self.shrink_copy(self.len.max(1), pairs);
-        }
-    }
-
-    /// Moves the index into an allocation of `cap` entries (at least
-    /// `len`) and `pairs` blocks' bases (at most as many as now), if that
-    /// is smaller: allocates it, copies, frees the old one. On failure
-    /// nothing changes.
-    fn shrink_copy(&mut self, cap: usize, pairs: usize) -> Result<(), ()> {
-        debug_assert!(cap >= self.len && pairs <= self.pairs);
-        let layout = layout(pairs, cap).ok_or(())?;
-        if layout.size() >= self.heap_bytes() {
-            return Ok(());
-        }
-        // SAFETY: non-zero size (`cap > 0`).
-        let raw = unsafe { std::alloc::alloc(layout) };
-        let start = NonNull::new(raw).ok_or(())?;
-        let pair_bytes = pairs * PAIR_BYTES;
-        let old = self.entries_ptr();
-        // SAFETY: the old allocation holds at least `pair_bytes` bytes of
-        // pairs before `old` (the first `pairs` blocks', nearest the
-        // entries) and `len` entries from it; the new one has room for
-        // both at the same places relative to its entries.
-        unsafe {
-            core::ptr::copy_nonoverlapping(old.sub(pair_bytes), raw, pair_bytes);
-            core::ptr::copy_nonoverlapping(old, raw.add(pair_bytes), self.len * ENTRY_BYTES);
-        }
-        self.free();
-        // SAFETY: as in `regrow`.
-        self.entries = unsafe { start.add(pair_bytes) };
-        self.pairs = pairs;
-        self.cap = cap;
-        Ok(())
     }
 
     /// Stores block `block`'s bases, for a block that starts at `base`:

@@ -345,8 +345,12 @@ impl<S: BuildHasher> StringTable<S> {
                 self.len()
             };
             let capacity = index_capacity_for(index_share, pair_bytes).max(floor);
-            // Old and new index are held while it is copied.
-            if capacity.saturating_mul(ENTRY_BYTES) + pair_bytes <= self.byte_budget() {
+            // Old and new index are held while it is copied; the new one
+            // keeps the bases of the blocks the arena has now (after a
+            // rebuild above, a new table's), which the estimate above may
+            // have put lower.
+            let kept = self.store.index_pair_bytes_shrunk();
+            if capacity.saturating_mul(ENTRY_BYTES) + kept <= self.byte_budget() {
                 self.store.shrink_index(capacity);
             }
         }
