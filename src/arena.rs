@@ -1522,6 +1522,41 @@ impl Arena {
         })
     }
 
+    /// [`push_in_place_word`](Self::push_in_place_word) of a long string
+    /// ([`LONG_LEN`] bytes or more): its record, in the long form, written
+    /// into the current block if it fits there (`None`, nothing written,
+    /// otherwise, or for a shorter string), and the id-index word of its block's long label. What
+    /// `push_slow` does for such a record when it fits, without the
+    /// slow path's tests for running on, dedicated blocks and new chunks:
+    /// a long symbol name cost about 170 instructions more to store than
+    /// a short one that way (`benches/README.md`, hot-path lever 73).
+    #[inline(always)]
+    pub(crate) fn push_long_in_place_word(&mut self, s: &str, id: u32) -> Option<(Loc, u32)> {
+        if s.len() < LONG_LEN {
+            return None;
+        }
+        // No overflow: a `&str` holds at most `isize::MAX` bytes. A record
+        // that fits a block is under 64 KiB, so its length fits the
+        // record's 4 bytes (`record_size` agrees).
+        let size = s.len() + LONG_PREFIX;
+        let (cur, cur_word) = (self.cur, self.cur_word);
+        self.core.with_blocks_mut(|blocks| {
+            let b = &mut blocks[cur];
+            if !fits(b, size) {
+                return None;
+            }
+            debug_assert_eq!(record_size(s.len()), Some(size));
+            let start = b.room(size);
+            // SAFETY: `room(size)` gave `start`, and `b` has been borrowed
+            // mutably since.
+            let start = unsafe { b.write_at(start, s, id, size) };
+            let loc = ((cur as u32) << LOCAL_BITS) | start as u32;
+            // The long label is one less than the short one
+            // (`Entry::of`).
+            Some((loc, (cur_word - (1 << LOCAL_BITS)) | start as u32))
+        })
+    }
+
     /// Makes block `cur` the current block.
     fn set_cur(&mut self, cur: usize) {
         self.cur = cur;
@@ -2091,6 +2126,48 @@ mod tests {
             assert_eq!(a.push(s, i as u32, usize::MAX).unwrap(), locs[i]);
         }
         assert_eq!(a.chunk_bytes, chunks);
+    }
+
+    /// A long record pushed in place lands where `push` puts it, with the
+    /// id-index word of `Entry::of` and the block marked as holding a long
+    /// record; a short string, or a record that does not fit the current
+    /// block, is refused with nothing written.
+    #[test]
+    fn long_records_in_place_match_push() {
+        use crate::id_index::Entry;
+        let mut a = Arena::with_capacity(FIRST_CHUNK_CAPACITY).unwrap();
+        let mut b = Arena::with_capacity(FIRST_CHUNK_CAPACITY).unwrap();
+        let short = "s".repeat(10);
+        let long = "L".repeat(LONG_LEN);
+        let longer = "M".repeat(1_000);
+        assert!(a.push_long_in_place_word(&short, 1).is_none());
+        let mut locs = Vec::new();
+        for (i, s) in [&short, &long, &short, &longer].into_iter().enumerate() {
+            let id = i as u32 + 1;
+            let expected = b.push(s, id, usize::MAX).unwrap();
+            let (loc, word) = if s.len() >= LONG_LEN {
+                a.push_long_in_place_word(s, id).unwrap()
+            } else {
+                a.push_in_place_word(s, id).unwrap()
+            };
+            assert_eq!(loc, expected);
+            assert_eq!(Entry::from_word(word, tag_of(s.len())), Entry::of(loc, s));
+            // SAFETY: `push_long_in_place_word` or `push_in_place_word`
+            // returned `loc`.
+            assert_eq!(unsafe { a.str(loc) }, s);
+            locs.push(loc);
+        }
+        assert!(a.run(locs[0], 0).long);
+        assert_eq!(a.run(locs[0], 0).len, 4);
+        // Past what is left of the block: refused, nothing written.
+        let blocks = a.block_count();
+        let huge = "H".repeat(FIRST_CHUNK_CAPACITY);
+        assert!(a.push_long_in_place_word(&huge, 5).is_none());
+        assert_eq!(a.run(locs[0], 0).len, 4);
+        let loc = a.push(&huge, 5, usize::MAX).unwrap();
+        // SAFETY: `push` returned `loc`.
+        assert_eq!(unsafe { a.str(loc) }, huge);
+        assert!(a.block_count() > blocks);
     }
 
     /// `for_each_record` finds every record once, with its string, in

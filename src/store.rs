@@ -44,6 +44,17 @@ impl Store {
         Some(loc)
     }
 
+    /// [`push_in_place`](Self::push_in_place) of a long string
+    /// ([`Arena::push_long_in_place_word`]).
+    #[inline(always)]
+    pub(crate) fn push_long_in_place(&mut self, s: &str, id: u32) -> Option<Loc> {
+        let (loc, word) = self.arena.push_long_in_place_word(s, id)?;
+        let entry = Entry::from_word(word, ESCAPE);
+        debug_assert_eq!(entry, Entry::of(loc, s));
+        self.arena.index_mut().push(entry);
+        Some(loc)
+    }
+
     /// Appends the entry of `s`, just pushed into the arena at `loc` as the
     /// record of the next id. The caller has reserved room.
     #[inline(always)]

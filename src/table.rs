@@ -842,7 +842,10 @@ impl<S: BuildHasher> StringTable<S> {
         let hash = hash_str(&self.hasher, s);
         match self.find_long(hash, s) {
             Some(id) => Ok(id),
-            None => self.insert_new(hash, s),
+            None => match self.insert_in_place::<true>(hash, s) {
+                Some(id) => Ok(id),
+                None => self.insert_slow(hash, s),
+            },
         }
     }
 
@@ -1073,7 +1076,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// call; anything else goes to [`insert_slow`](Self::insert_slow).
     #[inline(always)]
     pub(crate) fn insert_new(&mut self, hash: u64, s: &str) -> Result<StringId, Error> {
-        match self.insert_in_place(hash, s) {
+        match self.insert_in_place::<false>(hash, s) {
             Some(id) => Ok(id),
             None => self.insert_slow(hash, s),
         }
@@ -1081,9 +1084,12 @@ impl<S: BuildHasher> StringTable<S> {
 
     /// The common case of [`insert_new`](Self::insert_new), with no call
     /// inside: the id is within the limit, the index and the hash table
-    /// have room, and the string is short and fits the arena's current
-    /// block. Nothing is allocated then, so no byte limit can be crossed.
-    /// `None` (nothing changed) sends the caller to the slow path.
+    /// have room, and the string is short (with `LONG` false; a long
+    /// string then gives `None`) or long (with `LONG` true: `s` must be of
+    /// [`LONG_LEN`] bytes or more, as from [`intern_long`](Self::intern_long))
+    /// and fits the arena's current block. Nothing is allocated then, so
+    /// no byte limit can be crossed. `None` (nothing changed) sends the
+    /// caller to the slow path.
     ///
     /// Out of line, so that the lookups inlined into a caller's loop keep
     /// their registers, and answering in a register: a
@@ -1097,14 +1103,18 @@ impl<S: BuildHasher> StringTable<S> {
     /// `benches/README.md`).
     #[inline(never)]
     #[allow(unsafe_code)]
-    fn insert_in_place(&mut self, hash: u64, s: &str) -> Option<StringId> {
+    fn insert_in_place<const LONG: bool>(&mut self, hash: u64, s: &str) -> Option<StringId> {
         let n = self.store.len();
         let store = &mut self.store;
         if n < self.limits.get_max_strings()
             && n < store.index_capacity()
             && self.table.len() < self.table.capacity()
             // `max_strings <= u32::MAX`, so the id fits.
-            && let Some(loc) = store.push_in_place(s, n as u32)
+            && let Some(loc) = if LONG {
+                store.push_long_in_place(s, n as u32)
+            } else {
+                store.push_in_place(s, n as u32)
+            }
         {
             let id = n as u32;
             let (arena, hasher) = (&store.arena, &self.hasher);
