@@ -1508,52 +1508,30 @@ impl Arena {
     /// fits the current block. `None` (nothing written) otherwise.
     #[inline(always)]
     pub(crate) fn push_in_place(&mut self, s: &str, id: u32) -> Option<Loc> {
-        self.push_in_place_word(s, id).map(|(loc, _)| loc)
+        self.push_in_place_word::<false>(s, id).map(|(loc, _)| loc)
     }
 
     /// [`push_in_place`](Self::push_in_place), also returning the record's
     /// id-index entry word ([`Entry::of`](crate::id_index::Entry::of)'s).
+    ///
+    /// With `LONG` true, the in-place push of a long string instead
+    /// ([`LONG_LEN`] bytes or more; `None` for a shorter one), in the long
+    /// form, with its block's long label: what `push_slow` does for such a
+    /// record when it fits, without the slow path's tests for running on,
+    /// dedicated blocks and new chunks, which cost a long symbol name about
+    /// 170 instructions more to store than a short one (hot-path lever 73,
+    /// `benches/README.md`).
     #[inline(always)]
-    pub(crate) fn push_in_place_word(&mut self, s: &str, id: u32) -> Option<(Loc, u32)> {
-        let pushed = self.push_in_place_with(s, || Ok::<u32, core::convert::Infallible>(id));
+    pub(crate) fn push_in_place_word<const LONG: bool>(
+        &mut self,
+        s: &str,
+        id: u32,
+    ) -> Option<(Loc, u32)> {
+        let pushed =
+            self.push_in_place_with::<LONG, _>(s, || Ok::<u32, core::convert::Infallible>(id));
         pushed.map(|r| match r {
             Ok((_, loc, word)) => (loc, word),
             Err(never) => match never {},
-        })
-    }
-
-    /// [`push_in_place_word`](Self::push_in_place_word) of a long string
-    /// ([`LONG_LEN`] bytes or more): its record, in the long form, written
-    /// into the current block if it fits there (`None`, nothing written,
-    /// otherwise, or for a shorter string), and the id-index word of its block's long label. What
-    /// `push_slow` does for such a record when it fits, without the
-    /// slow path's tests for running on, dedicated blocks and new chunks:
-    /// a long symbol name cost about 170 instructions more to store than
-    /// a short one that way (`benches/README.md`, hot-path lever 73).
-    #[inline(always)]
-    pub(crate) fn push_long_in_place_word(&mut self, s: &str, id: u32) -> Option<(Loc, u32)> {
-        if s.len() < LONG_LEN {
-            return None;
-        }
-        // No overflow: a `&str` holds at most `isize::MAX` bytes. A record
-        // that fits a block is under 64 KiB, so its length fits the
-        // record's 4 bytes (`record_size` agrees).
-        let size = s.len() + LONG_PREFIX;
-        let (cur, cur_word) = (self.cur, self.cur_word);
-        self.core.with_blocks_mut(|blocks| {
-            let b = &mut blocks[cur];
-            if !fits(b, size) {
-                return None;
-            }
-            debug_assert_eq!(record_size(s.len()), Some(size));
-            let start = b.room(size);
-            // SAFETY: `room(size)` gave `start`, and `b` has been borrowed
-            // mutably since.
-            let start = unsafe { b.write_at(start, s, id, size) };
-            let loc = ((cur as u32) << LOCAL_BITS) | start as u32;
-            // The long label is one less than the short one
-            // (`Entry::of`).
-            Some((loc, (cur_word - (1 << LOCAL_BITS)) | start as u32))
         })
     }
 
@@ -1569,24 +1547,39 @@ impl Arena {
     /// with nothing written. The shared table takes ids this way, so that
     /// the check and the write read the block once, not again after the
     /// id's compare-and-swap. Returns the id, the location and the
-    /// id-index entry word.
+    /// id-index entry word. `LONG` as for
+    /// [`push_in_place_word`](Self::push_in_place_word).
     #[inline(always)]
-    pub(crate) fn push_in_place_with<E>(
+    pub(crate) fn push_in_place_with<const LONG: bool, E>(
         &mut self,
         s: &str,
         id: impl FnOnce() -> Result<u32, E>,
     ) -> Option<Result<(u32, Loc, u32), E>> {
-        // `""` goes to `push_slow`, which refuses it.
-        if s.is_empty() || s.len() >= LONG_LEN {
-            return None;
-        }
-        let size = s.len() + SHORT_PREFIX;
-        let (cur, cur_word) = (self.cur, self.cur_word);
+        let size = if LONG {
+            if s.len() < LONG_LEN {
+                return None;
+            }
+            // No overflow: a `&str` holds at most `isize::MAX` bytes. A
+            // record that fits a block is under 64 KiB, so its length fits
+            // the record's 4 bytes (as `record_size` requires).
+            s.len() + LONG_PREFIX
+        } else {
+            // `""` goes to `push_slow`, which refuses it.
+            if s.is_empty() || s.len() >= LONG_LEN {
+                return None;
+            }
+            s.len() + SHORT_PREFIX
+        };
+        // A long record's label is one less than a short one's
+        // (`Entry::of`).
+        let cur_word = self.cur_word - (u32::from(LONG) << LOCAL_BITS);
+        let cur = self.cur;
         self.core.with_blocks_mut(|blocks| {
             let b = &mut blocks[cur];
             if !fits(b, size) {
                 return None;
             }
+            debug_assert_eq!(record_size(s.len()), Some(size));
             let start = b.room(size);
             Some(id().map(|id| {
                 // SAFETY: `room(size)` gave `start`, and `b` has been
@@ -2140,20 +2133,19 @@ mod tests {
         let short = "s".repeat(10);
         let long = "L".repeat(LONG_LEN);
         let longer = "M".repeat(1_000);
-        assert!(a.push_long_in_place_word(&short, 1).is_none());
+        assert!(a.push_in_place_word::<true>(&short, 1).is_none());
         let mut locs = Vec::new();
         for (i, s) in [&short, &long, &short, &longer].into_iter().enumerate() {
             let id = i as u32 + 1;
             let expected = b.push(s, id, usize::MAX).unwrap();
             let (loc, word) = if s.len() >= LONG_LEN {
-                a.push_long_in_place_word(s, id).unwrap()
+                a.push_in_place_word::<true>(s, id).unwrap()
             } else {
-                a.push_in_place_word(s, id).unwrap()
+                a.push_in_place_word::<false>(s, id).unwrap()
             };
             assert_eq!(loc, expected);
             assert_eq!(Entry::from_word(word, tag_of(s.len())), Entry::of(loc, s));
-            // SAFETY: `push_long_in_place_word` or `push_in_place_word`
-            // returned `loc`.
+            // SAFETY: `push_in_place_word` returned `loc`.
             assert_eq!(unsafe { a.str(loc) }, s);
             locs.push(loc);
         }
@@ -2162,7 +2154,7 @@ mod tests {
         // Past what is left of the block: refused, nothing written.
         let blocks = a.block_count();
         let huge = "H".repeat(FIRST_CHUNK_CAPACITY);
-        assert!(a.push_long_in_place_word(&huge, 5).is_none());
+        assert!(a.push_in_place_word::<true>(&huge, 5).is_none());
         assert_eq!(a.run(locs[0], 0).len, 4);
         let loc = a.push(&huge, 5, usize::MAX).unwrap();
         // SAFETY: `push` returned `loc`.

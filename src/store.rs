@@ -33,23 +33,13 @@ impl Store {
     /// Copies `s` into the arena's current block as the record of id `id`
     /// (the next) and appends its entry, if it fits there and is short
     /// ([`Arena::push_in_place`]); the caller has reserved room in the
-    /// index. Returns the record's location.
+    /// index. Returns the record's location. With `LONG` true, the same
+    /// for a long string instead ([`Arena::push_in_place_word`]).
     #[inline(always)]
-    pub(crate) fn push_in_place(&mut self, s: &str, id: u32) -> Option<Loc> {
-        let (loc, word) = self.arena.push_in_place_word(s, id)?;
-        // A short string: its length is its tag.
-        let entry = Entry::from_word(word, s.len() as u8);
-        debug_assert_eq!(entry, Entry::of(loc, s));
-        self.arena.index_mut().push(entry);
-        Some(loc)
-    }
-
-    /// [`push_in_place`](Self::push_in_place) of a long string
-    /// ([`Arena::push_long_in_place_word`]).
-    #[inline(always)]
-    pub(crate) fn push_long_in_place(&mut self, s: &str, id: u32) -> Option<Loc> {
-        let (loc, word) = self.arena.push_long_in_place_word(s, id)?;
-        let entry = Entry::from_word(word, ESCAPE);
+    pub(crate) fn push_in_place<const LONG: bool>(&mut self, s: &str, id: u32) -> Option<Loc> {
+        let (loc, word) = self.arena.push_in_place_word::<LONG>(s, id)?;
+        // A short string's length is its tag.
+        let entry = Entry::from_word(word, if LONG { ESCAPE } else { s.len() as u8 });
         debug_assert_eq!(entry, Entry::of(loc, s));
         self.arena.index_mut().push(entry);
         Some(loc)

@@ -1110,11 +1110,7 @@ impl<S: BuildHasher> StringTable<S> {
             && n < store.index_capacity()
             && self.table.len() < self.table.capacity()
             // `max_strings <= u32::MAX`, so the id fits.
-            && let Some(loc) = if LONG {
-                store.push_long_in_place(s, n as u32)
-            } else {
-                store.push_in_place(s, n as u32)
-            }
+            && let Some(loc) = store.push_in_place::<LONG>(s, n as u32)
         {
             let id = n as u32;
             let (arena, hasher) = (&store.arena, &self.hasher);

@@ -1195,7 +1195,7 @@ impl<S: BuildHasher> SharedStringTable<S> {
         // is written with it (an inlined in-place push, no call).
         let in_place = if shard.table.len() < shard.table.capacity() {
             let (value, marker) = shard.split();
-            value.arena.push_in_place_with(s, || {
+            value.arena.push_in_place_with::<false, _>(s, || {
                 self.index.reserve_assign(max, |k| {
                     marker.mark_slow();
                     self.install_segment(k)
