@@ -868,7 +868,7 @@ impl<S: BuildHasher> StringTable<S> {
             if s.is_empty() {
                 return Some(StringId::EMPTY);
             }
-            return self.find_long(hash_str(&self.hasher, s), s);
+            return self.get_long(s);
         }
         // SAFETY: `s` is short (tested above).
         unsafe { self.find_short(hash_str(&self.hasher, s), s) }
@@ -1060,9 +1060,20 @@ impl<S: BuildHasher> StringTable<S> {
             .map(StringId::from_u32)
     }
 
-    /// [`find`](Self::find) of a string of [`LONG_LEN`] bytes or more, out
-    /// of the callers' loops.
+    /// [`get`](Self::get) of a string of [`LONG_LEN`] bytes or more, hashed
+    /// and looked up out of the callers' loops.
+    #[cold]
     #[inline(never)]
+    fn get_long(&self, s: &str) -> Option<StringId> {
+        self.find_long(hash_str(&self.hasher, s), s)
+    }
+
+    /// [`find`](Self::find) of a string of [`LONG_LEN`] bytes or more:
+    /// the probe that [`get_long`](Self::get_long) and
+    /// [`intern_long`](Self::intern_long), both out of the callers'
+    /// loops, inline (a call of its own cost a long string's intern 25
+    /// instructions, hot-path lever 75 in `benches/README.md`).
+    #[inline(always)]
     #[allow(unsafe_code)]
     fn find_long(&self, hash: u64, s: &str) -> Option<StringId> {
         // SAFETY: `find_probed::<true>` has no requirement on `s`.
