@@ -1095,10 +1095,10 @@ impl<S: BuildHasher> StringTable<S> {
 
     /// The common case of [`insert_new`](Self::insert_new), with no call
     /// inside: the id is within the limit, the index and the hash table
-    /// have room, and the string is short (with `LONG` false; a long
-    /// string then gives `None`) or long (with `LONG` true: `s` must be of
-    /// [`LONG_LEN`] bytes or more, as from [`intern_long`](Self::intern_long))
-    /// and fits the arena's current block. Nothing is allocated then, so
+    /// have room, and the string is short (with `LONG` false) or of
+    /// [`LONG_LEN`] bytes or more (with `LONG` true, from
+    /// [`intern_long`](Self::intern_long)), either form giving `None` for
+    /// the other, and fits the arena's current block. Nothing is allocated then, so
     /// no byte limit can be crossed. `None` (nothing changed) sends the
     /// caller to the slow path.
     ///
