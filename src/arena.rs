@@ -382,7 +382,9 @@ unsafe fn holds_at(q: *const u8, s: &[u8]) -> bool {
         if s.len() < LONG_LEN {
             usize::from(b0) == s.len() && eq_bytes(q, s)
         } else {
-            b0 == ESCAPE && long_bytes(q) == s
+            // Inlined: its callers (the shared table's long hinted hit,
+            // `Arena::holds` after a probe) are out of the short path.
+            b0 == ESCAPE && long_bytes_inline(q) == s
         }
     }
 }
