@@ -1098,9 +1098,9 @@ impl<S: BuildHasher> StringTable<S> {
     /// have room, and the string is short (with `LONG` false) or of
     /// [`LONG_LEN`] bytes or more (with `LONG` true, from
     /// [`intern_long`](Self::intern_long)), either form giving `None` for
-    /// the other, and fits the arena's current block. Nothing is allocated then, so
-    /// no byte limit can be crossed. `None` (nothing changed) sends the
-    /// caller to the slow path.
+    /// the other, and fits the arena's current block. Nothing is allocated
+    /// then, so no byte limit can be crossed. `None` (nothing changed)
+    /// sends the caller to the slow path.
     ///
     /// Out of line, so that the lookups inlined into a caller's loop keep
     /// their registers, and answering in a register: a
