@@ -500,7 +500,7 @@ impl<S: BuildHasher> StringTable<S> {
                 // strings (`is_short`).
                 match unsafe { table.find_short(hash, s) } {
                     Some(id) => Ok(id),
-                    None => table.insert_new(hash, s),
+                    None => table.insert_new::<false>(hash, s),
                 }
             },
             |table, s| {
@@ -740,7 +740,7 @@ impl<S: BuildHasher> StringTable<S> {
                 } else {
                     match self.find(hash, s) {
                         Some(id) => id,
-                        None => self.insert_new(hash, s).map_err(|e| (i, e))?,
+                        None => self.insert_new::<false>(hash, s).map_err(|e| (i, e))?,
                     }
                 };
                 out(i, id);
@@ -1079,7 +1079,7 @@ fn compact_strings<S: BuildHasher>(
         let new = if keep.contains(StringId::from_u32(i as u32)) {
             // Kept strings are distinct: append without a lookup.
             let s = src.str_at(i);
-            Some(out.insert_new(hash_str(&out.hasher, s), s)?)
+            Some(out.insert_new::<false>(hash_str(&out.hasher, s), s)?)
         } else {
             None
         };

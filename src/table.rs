@@ -830,7 +830,7 @@ impl<S: BuildHasher> StringTable<S> {
         // SAFETY: `s` is short (tested above).
         match unsafe { self.find_short(hash, s) } {
             Some(id) => Ok(id),
-            None => self.insert_new(hash, s),
+            None => self.insert_new::<false>(hash, s),
         }
     }
 
@@ -842,10 +842,7 @@ impl<S: BuildHasher> StringTable<S> {
         let hash = hash_str(&self.hasher, s);
         match self.find_long(hash, s) {
             Some(id) => Ok(id),
-            None => match self.insert_in_place::<true>(hash, s) {
-                Some(id) => Ok(id),
-                None => self.insert_slow(hash, s),
-            },
+            None => self.insert_new::<true>(hash, s),
         }
     }
 
@@ -1085,9 +1082,15 @@ impl<S: BuildHasher> StringTable<S> {
     ///
     /// The common case is [`insert_in_place`](Self::insert_in_place), one
     /// call; anything else goes to [`insert_slow`](Self::insert_slow).
+    /// With `LONG` false any string (a long one always takes the slow
+    /// path), with `LONG` true one of [`LONG_LEN`] bytes or more.
     #[inline(always)]
-    pub(crate) fn insert_new(&mut self, hash: u64, s: &str) -> Result<StringId, Error> {
-        match self.insert_in_place::<false>(hash, s) {
+    pub(crate) fn insert_new<const LONG: bool>(
+        &mut self,
+        hash: u64,
+        s: &str,
+    ) -> Result<StringId, Error> {
+        match self.insert_in_place::<LONG>(hash, s) {
             Some(id) => Ok(id),
             None => self.insert_slow(hash, s),
         }
