@@ -7,7 +7,9 @@
 //! [`Arena::add_chunk`]). Each chunk is cut into *blocks* of at most
 //! [`MAX_BLOCK`] bytes, filled from the front with *records*: the string's
 //! 4-byte id, a one-byte length for strings under [`LONG_LEN`] bytes (or
-//! the [`ESCAPE`] byte and a 4-byte length for longer ones), then the
+//! the [`ESCAPE`] byte, a 4-byte length and a 4-byte *link* for longer
+//! ones: the id of the next long string, which a `StringTable`'s store
+//! writes when that string comes, [`Arena::link_long`]), then the
 //! string's bytes. A record starts inside its block (below 64 KiB) but may
 //! run on past the block's end into the next block's memory, which then
 //! starts after it ([`Arena::spill`]). It is located by a
@@ -60,7 +62,12 @@
 //! bounds-checked against the index first). Each method that takes a
 //! `Loc` and looks up its block unchecked or reads through it is an
 //! `unsafe fn` with that as its contract, so every caller says where its
-//! location came from. These are the only `unsafe` code in the module.
+//! location came from. One write reaches a record after its push: a
+//! long record's link, which [`Arena::link_long`] sets (through `&mut
+//! self`, so no reader holds the arena) when a `StringTable`'s next long
+//! string is pushed; the link lies outside the string's bytes, and a
+//! shared table's shards never write it. These are the only `unsafe` code
+//! in the module.
 
 use core::alloc::Layout;
 use core::marker::PhantomData;
@@ -133,8 +140,17 @@ pub(crate) const ESCAPE: u8 = 0xFF;
 const ID_BYTES: usize = size_of::<u32>();
 /// Bytes before a short record's string: the id and the length.
 pub(crate) const SHORT_PREFIX: usize = ID_BYTES + 1;
-/// Bytes before a long record's string: the id, the escape and the length.
-const LONG_PREFIX: usize = ID_BYTES + 1 + size_of::<u32>();
+/// Bytes before a long record's string: the id, the escape, the length
+/// and the link.
+const LONG_PREFIX: usize = ID_BYTES + 1 + 2 * size_of::<u32>();
+/// Where a long record's link is, from just after its escape (past the
+/// length).
+const LINK_AT: usize = size_of::<u32>();
+/// Where a long record's string is, from just after its escape.
+const LONG_BYTES_AT: usize = 2 * size_of::<u32>();
+/// A long record's link until the next long string is linked to it (and
+/// always, in a shared table's shards): no next long string.
+pub(crate) const NO_LINK: u32 = u32::MAX;
 /// bumpalo's smallest chunk (`DEFAULT_CHUNK_SIZE_WITHOUT_FOOTER`).
 const BUMPALO_MIN_CHUNK: usize = 512 - CHUNK_OVERHEAD;
 
@@ -187,7 +203,8 @@ fn record_size(len: usize) -> Option<usize> {
 
 /// Bytes of the records of `strings` strings of `bytes` bytes in all, at
 /// most: each adds its id and a length prefix (1 byte below [`LONG_LEN`]
-/// bytes, 5 bytes for the at most `bytes / LONG_LEN` longer ones).
+/// bytes, 9 bytes with the link for the at most `bytes / LONG_LEN` longer
+/// ones).
 /// Saturating.
 pub(crate) fn records_bytes(strings: usize, bytes: usize) -> usize {
     let long = (bytes / LONG_LEN).min(strings);
@@ -198,7 +215,8 @@ pub(crate) fn records_bytes(strings: usize, bytes: usize) -> usize {
 }
 
 /// The length byte of a record holding a string of `len` bytes: the
-/// length below [`LONG_LEN`], else [`ESCAPE`] (a 4-byte length follows).
+/// length below [`LONG_LEN`], else [`ESCAPE`] (a 4-byte length and the
+/// link follow).
 /// The one place the tag is chosen: [`Block::write`] writes it, and the
 /// id index keeps a copy (`Store`).
 #[inline(always)]
@@ -425,10 +443,10 @@ unsafe fn long_bytes<'a>(q: *const u8) -> &'a [u8] {
 #[inline(always)]
 unsafe fn long_bytes_inline<'a>(q: *const u8) -> &'a [u8] {
     // SAFETY: the caller guarantees a whole long record: the 4-byte length
-    // at `q`, then that many initialised bytes.
+    // at `q`, the link, then that many initialised bytes.
     unsafe {
         let len = u32::from_le_bytes(q.cast::<[u8; 4]>().read_unaligned());
-        core::slice::from_raw_parts(q.add(size_of::<u32>()), len as usize)
+        core::slice::from_raw_parts(q.add(LONG_BYTES_AT), len as usize)
     }
 }
 
@@ -569,9 +587,12 @@ impl<'a> Block<'a> {
             } else {
                 self.long = true;
                 // `record_size` refused lengths beyond `u32::MAX`.
-                tag.add(1)
-                    .cast::<[u8; 4]>()
+                let q = tag.add(1);
+                q.cast::<[u8; 4]>()
                     .write_unaligned((len as u32).to_le_bytes());
+                q.add(LINK_AT)
+                    .cast::<[u8; 4]>()
+                    .write_unaligned(NO_LINK.to_le_bytes());
                 p.add(LONG_PREFIX)
             };
             core::ptr::copy_nonoverlapping(s.as_ptr(), bytes, len);
@@ -597,8 +618,9 @@ fn fits(b: &Block<'_>, size: usize) -> bool {
 #[derive(Clone, Copy)]
 struct Base(*const u8);
 
-// SAFETY: a `Base` is only ever read through (see `Arena::record`), like
-// the `&[u8]` it stands for; the memory it points to is owned by the
+// SAFETY: a `Base` is read through (see `Arena::record`), like the
+// `&[u8]` it stands for, and written through only by `Arena::link_long`,
+// which holds `&mut Arena`; the memory it points to is owned by the
 // arena's `Bump` and outlives it.
 unsafe impl Send for Base {}
 // SAFETY: as above.
@@ -1352,6 +1374,53 @@ impl Arena {
             let bytes = long_bytes_inline(q);
             core::hint::assert_unchecked(bytes.len() >= LONG_LEN);
             core::str::from_utf8_unchecked(bytes)
+        }
+    }
+
+    /// [`str_long_biased`](Self::str_long_biased), with the record's link:
+    /// the id of the next long string, or [`NO_LINK`]. For iteration,
+    /// which reads the strings up to that id as short ones.
+    ///
+    /// # Safety
+    ///
+    /// As for [`str_long_biased`](Self::str_long_biased).
+    #[inline(always)]
+    pub(crate) unsafe fn str_long_linked<'a>(bias: *const u8, loc: Loc) -> (&'a str, u32) {
+        let q = bias.wrapping_add(loc as usize);
+        // SAFETY: the caller's contract: `q - 1` is a long record's escape,
+        // followed by its length, its link and its bytes (as for
+        // `str_long_biased`).
+        unsafe {
+            let link = u32::from_le_bytes(q.add(LINK_AT).cast::<[u8; 4]>().read_unaligned());
+            (Self::str_long_biased(bias, loc), link)
+        }
+    }
+
+    /// Sets the link of the long record at `loc` to `next`, the id of the
+    /// next long string: a `StringTable`'s store links each long string
+    /// to the next as it pushes that one, so that iteration finds them
+    /// without testing every string's form. The record's id, length and
+    /// bytes are unchanged (a `&str` of them may be held elsewhere only
+    /// through a shared borrow of the arena, which this `&mut` excludes,
+    /// and the link lies outside the string's bytes).
+    ///
+    /// # Safety
+    ///
+    /// `loc` must be a location [`push`](Self::push) (or an in-place push)
+    /// returned for a string of [`LONG_LEN`] bytes or more since the last
+    /// `clear`.
+    #[inline(always)]
+    pub(crate) unsafe fn link_long(&mut self, loc: Loc, next: u32) {
+        // SAFETY: the caller's contract: `loc` locates a long record of
+        // this arena, so `after_tag(loc)` is just past its escape, followed
+        // by its length and its link, in the chunk allocation the block's
+        // base (and so `q`, through wrapping arithmetic) derives from;
+        // nothing else reads or writes the link while `&mut self` is held.
+        unsafe {
+            let q = self.after_tag(loc).cast_mut();
+            q.add(LINK_AT)
+                .cast::<[u8; 4]>()
+                .write_unaligned(next.to_le_bytes());
         }
     }
 
@@ -2151,7 +2220,6 @@ mod tests {
             assert_eq!(unsafe { a.str(loc) }, s);
             locs.push(loc);
         }
-        assert!(a.run(locs[0], 0).long);
         assert_eq!(a.run(locs[0], 0).len, 4);
         // Past what is left of the block: refused, nothing written.
         let blocks = a.block_count();

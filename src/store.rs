@@ -1,7 +1,7 @@
 //! The read side shared by [`StringTable`](crate::StringTable) and
 //! [`Resolver`](crate::Resolver): the arena and the id index.
 
-use crate::arena::{Arena, ESCAPE, LOCAL_BITS, LOCAL_MASK, Loc};
+use crate::arena::{Arena, ESCAPE, LOCAL_BITS, LOCAL_MASK, LONG_LEN, Loc, NO_LINK};
 use crate::error::Error;
 use crate::id::StringId;
 use crate::id_index::short_word_base;
@@ -13,13 +13,27 @@ pub(crate) use crate::id_index::{ENTRY_BYTES, Entry};
 ///
 /// The entries are the store's: [`str_of`](Self::str_of) trusts every
 /// entry to locate a record of this store's arena, so entries are only
-/// added by [`push_entry`](Self::push_entry) and
+/// added by [`push`](Self::push) and
 /// [`push_in_place`](Self::push_in_place) and only dropped with the
 /// arena's records ([`clear`](Self::clear)); other modules read them,
 /// reserve room and shrink the allocation, through the store.
+///
+/// The store also links its long strings ([`LONG_LEN`] bytes or more,
+/// whose length is in their record, not in their entry) in id order: each
+/// long record holds the id of the next ([`Arena::link_long`]), so that
+/// iteration ([`fold`](Self::fold)) reads the strings between two of them
+/// as short ones, without testing each string's form (4 bytes per long
+/// string, in its record; `iterate` on a binary's symbol names, 7.5% of
+/// them long, 51.3 -> 49.2 instructions per string, hot-path lever 78 in
+/// `benches/README.md`).
 #[derive(Debug)]
 pub(crate) struct Store {
     pub(crate) arena: Arena,
+    /// The id of the first long string, or [`NO_LINK`].
+    first_long: u32,
+    /// The location of the last long string's record, whose link the
+    /// next long string sets, or 0 (none).
+    last_long: Loc,
 }
 
 impl Store {
@@ -27,37 +41,55 @@ impl Store {
     /// ([`Arena::with_index`]) holds only `""`'s entry.
     pub(crate) fn new(arena: Arena) -> Store {
         debug_assert!(arena.index().len() == 1 && arena.index().entries()[0] == Entry::EMPTY);
-        Store { arena }
+        Store {
+            arena,
+            first_long: NO_LINK,
+            last_long: 0,
+        }
+    }
+
+    /// Links the long string of id `id`, just pushed at `loc`, after the
+    /// previous long string.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    fn link(&mut self, id: u32, loc: Loc) {
+        if self.last_long == 0 {
+            self.first_long = id;
+        } else {
+            // SAFETY: `last_long` is the location the arena's push
+            // returned for a long string since the last `clear` (which
+            // resets it).
+            unsafe { self.arena.link_long(self.last_long, id) };
+        }
+        self.last_long = loc;
     }
 
     /// Copies `s` into the arena's current block as the record of id `id`
     /// (the next) and appends its entry, if it fits there and is short
     /// ([`Arena::push_in_place`]); the caller has reserved room in the
     /// index. Returns the record's location. With `LONG` true, the same
-    /// for a long string instead ([`Arena::push_in_place_word`]).
+    /// for a long string instead ([`Arena::push_in_place_word`]), linked
+    /// after the previous long string.
     #[inline(always)]
     pub(crate) fn push_in_place<const LONG: bool>(&mut self, s: &str, id: u32) -> Option<Loc> {
         let (loc, word) = self.arena.push_in_place_word::<LONG>(s, id)?;
         // A short string's length is its tag.
         let entry = Entry::from_word(word, if LONG { ESCAPE } else { s.len() as u8 });
         debug_assert_eq!(entry, Entry::of(loc, s));
+        if LONG {
+            self.link(id, loc);
+        }
         self.arena.index_mut().push(entry);
         Some(loc)
-    }
-
-    /// Appends the entry of `s`, just pushed into the arena at `loc` as the
-    /// record of the next id. The caller has reserved room.
-    #[inline(always)]
-    pub(crate) fn push_entry(&mut self, loc: Loc, s: &str) {
-        self.arena.index_mut().push(Entry::of(loc, s));
     }
 
     /// The string of `entry`, an entry of this store's index.
     #[inline(always)]
     #[allow(unsafe_code)]
     pub(crate) fn str_of(&self, entry: &Entry) -> &str {
-        // SAFETY: index entries are made only by `push_entry`, from the
-        // location `Arena::push` returned for `s` and `tag_of(s.len())`,
+        // SAFETY: index entries are made only by `push` and
+        // `push_in_place`, from the location the arena's push returned
+        // for `s` and `tag_of(s.len())`,
         // the length byte `push` wrote there, or are `Entry::EMPTY`
         // (location 0, length 0); `clear` empties the index with the
         // arena, which owns the index.
@@ -140,6 +172,8 @@ impl Store {
     /// their memory.
     pub(crate) fn clear(&mut self) {
         self.arena.index_mut().truncate(1);
+        self.first_long = NO_LINK;
+        self.last_long = 0;
         self.arena.clear();
     }
 
@@ -155,7 +189,9 @@ impl Store {
     /// each string's location and length taken from the index, so no read
     /// waits for the previous record (walking the records by their length
     /// bytes did: `iterate` ran 0.82x-0.85x lasso's speed that way,
-    /// 0.94x-1.06x this way, `benches/README.md`).
+    /// 0.94x-1.06x this way, `benches/README.md`). The list of long
+    /// strings splits a run at each of them: the strings before one are
+    /// read as short ones, with no test of their form.
     #[inline]
     pub(crate) fn fold<'s, B>(
         &'s self,
@@ -166,15 +202,23 @@ impl Store {
     ) -> B {
         // The location, unused, is not computed once inlined (`iterate`
         // unchanged, 37.4 instructions per string).
-        self.fold_located(front, back, init, |acc, _, s| f(acc, s))
+        self.fold_located::<true, _>(front, back, init, |acc, _, s| f(acc, s))
     }
 
     /// [`fold`](Self::fold) that also hands `f` each string's location (as
     /// `Arena::push` returned it; `""`'s is 0), from the run's block and
     /// the entry's offset: the hash table's rebuild makes its slots so.
+    ///
+    /// With `LINKS` (iteration), a run whose block holds long strings is
+    /// read up to each long string as short strings, and the long one's
+    /// record gives the next's id. Without (the rebuild), each string of
+    /// such a run is tested for its form: the rebuild, which hashes each
+    /// string, does not gain from the links, and its loop kept the slots'
+    /// stores simpler that way (`fill` 39.5M -> 38.9M instructions,
+    /// hot-path lever 78 in `benches/README.md`).
     #[inline]
     #[allow(unsafe_code)]
-    pub(crate) fn fold_located<'s, B>(
+    pub(crate) fn fold_located<'s, const LINKS: bool, B>(
         &'s self,
         front: usize,
         back: usize,
@@ -193,6 +237,19 @@ impl Store {
         // Where the last run must stop: the record of id `back`, if any (a
         // run stops there only if it is in the run's block).
         let stop = entries.get(back).map_or(0, |e| e.loc());
+        // The id of the first long string from `i` on (`NO_LINK`, above
+        // every id, if none): the strings before it are all short. From
+        // there each long record links to the next.
+        let mut next_long = if !LINKS || self.first_long as usize >= i {
+            self.first_long as usize
+        } else {
+            // Folding from past the first long string (after `next`):
+            // the first long entry from `i`, or past `back`.
+            entries[i..back]
+                .iter()
+                .position(|e| e.tag() == ESCAPE)
+                .map_or(NO_LINK as usize, |k| i + k)
+        };
         while i < back {
             let run = self.arena.run(locs[i].loc(), stop);
             let run_locs = &locs[i..i + run.len];
@@ -215,9 +272,20 @@ impl Store {
                     .all(|e| e.loc() >> LOCAL_BITS == run_locs[0].loc() >> LOCAL_BITS),
                 "a run's records lie in one block"
             );
+            let run_end = run_locs.as_ptr_range().end;
             // `for` loops (a pointer walk): `Iter::fold`'s index-based loop
             // kept the block's bias in a stack slot.
-            if run.long {
+            if !run.long || (LINKS && locs.as_ptr().wrapping_add(next_long) >= run_end) {
+                for e in run_locs {
+                    // SAFETY: as above, and the run holds no long string
+                    // (its block has none, or the next is at `next_long`,
+                    // past the run), so `e.tag()` (the record's length
+                    // byte, the invariant of `Entry`) is its length.
+                    acc = f(acc, loc(e), unsafe {
+                        Arena::str_short_biased(bias, e.word(), e.tag())
+                    });
+                }
+            } else if !LINKS {
                 for e in run_locs {
                     // `f` is called in two places so that each copy knows
                     // its string's form: with one call after a select, the
@@ -226,13 +294,10 @@ impl Store {
                     // from 37.3 to 38.3 instructions per string
                     // (`benches/README.md`).
                     acc = if e.tag() == ESCAPE {
-                        // SAFETY: `e` locates a record of `run`'s block
-                        // (`Arena::run`), whose short label's base is
-                        // `bias` (a long record's word, whose label is one
-                        // less, is added to it plus `1 << LOCAL_BITS`);
-                        // entries hold their records' words and length
-                        // bytes (the type's invariant), here the escape;
-                        // the strings live as long as `self`.
+                        // SAFETY: as above; a long record's word, whose
+                        // label is one less (`Entry::of`), is added to the
+                        // short label's base plus `1 << LOCAL_BITS`; the
+                        // entry's tag, the escape, says the record is long.
                         f(acc, loc(e), unsafe {
                             Arena::str_long_biased(bias.wrapping_add(1 << LOCAL_BITS), e.word())
                         })
@@ -245,13 +310,40 @@ impl Store {
                     };
                 }
             } else {
-                for e in run_locs {
-                    // SAFETY: as above, and the block has no long record,
-                    // so `e.tag()` (the record's length byte, the
-                    // invariant of `Entry`) is its length.
-                    acc = f(acc, loc(e), unsafe {
-                        Arena::str_short_biased(bias, e.word(), e.tag())
-                    });
+                // The short strings up to each long one, then that one,
+                // whose record links to the next.
+                let mut p = run_locs.as_ptr();
+                loop {
+                    let short_end = locs.as_ptr().wrapping_add(next_long).min(run_end);
+                    while p != short_end {
+                        // SAFETY: `p` walks `run_locs`, from its start up to
+                        // an entry of the run or its end, and is not at the
+                        // end: an entry of the run.
+                        let e = unsafe { &*p };
+                        // SAFETY: the strings before `next_long` are short:
+                        // as for the first loop.
+                        acc = f(acc, loc(e), unsafe {
+                            Arena::str_short_biased(bias, e.word(), e.tag())
+                        });
+                        p = p.wrapping_add(1);
+                    }
+                    if p == run_end {
+                        break;
+                    }
+                    // SAFETY: `p`, before the run's end, is an entry of the
+                    // run, of id `next_long`.
+                    let e = unsafe { &*p };
+                    // SAFETY: a long string's entry (the store's links):
+                    // read as in the second loop, with its record's link.
+                    let (long, link) = unsafe {
+                        Arena::str_long_linked(bias.wrapping_add(1 << LOCAL_BITS), e.word())
+                    };
+                    acc = f(acc, loc(e), long);
+                    // The store links each long string to the next, in id
+                    // order, so `next_long` only moves forward.
+                    debug_assert!(link as usize > next_long);
+                    next_long = link as usize;
+                    p = p.wrapping_add(1);
                 }
             }
             i += run.len;
@@ -270,13 +362,17 @@ impl Store {
     }
 
     /// Copies `s` into the arena as the record of id `id` (the next one)
-    /// and appends its location; the caller has reserved room in the index.
-    /// Returns the location. On error nothing is added.
+    /// and appends its entry (a long string linked after the previous
+    /// one); the caller has reserved room in the index. Returns the
+    /// location. On error nothing is added.
     pub(crate) fn push(&mut self, s: &str, id: u32, budget: usize) -> Result<Loc, Error> {
         debug_assert!(self.len() < self.index_capacity());
         debug_assert_eq!(id as usize, self.len());
         let loc = self.arena.push(s, id, budget)?;
-        self.push_entry(loc, s);
+        if s.len() >= LONG_LEN {
+            self.link(id, loc);
+        }
+        self.arena.index_mut().push(Entry::of(loc, s));
         Ok(loc)
     }
 }

@@ -864,3 +864,72 @@ fn lengths_around_the_record_forms() {
         &strings,
     );
 }
+
+/// Iteration reads the strings before each long one (255 bytes or more)
+/// as short ones and finds the next long one through the link the long
+/// record holds: mixes of short and long strings, long ones back to back,
+/// at the 254/255-byte boundary, in dedicated chunks (64 KiB and more),
+/// via the in-place and the slow insertion, folded whole and from every
+/// position `next` and `next_back` leave, in a resolver, after a
+/// `compact`, and after `clear` (which forgets the links) and a refill.
+#[test]
+fn iteration_finds_every_long_string() {
+    let n = if cfg!(miri) { 60 } else { 3_000 };
+    let mut t = StringTable::new();
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    for round in 0..2 {
+        let mut model = vec![String::new()];
+        for i in 0..n {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let r = (state >> 33) as usize;
+            let len = match r % 16 {
+                0..=7 => 1 + r % 40,
+                8..=11 => 255 + r % 200,
+                12 => 254,
+                13 => 255,
+                14 if i % 50 == 0 && !cfg!(miri) => 65_000 + r % 2_000,
+                _ => 10,
+            };
+            let mut s = format!("{round}:{i}:");
+            while s.len() < len {
+                s.push(char::from(b'a' + (s.len() % 26) as u8));
+            }
+            if t.intern(&s).index() == model.len() {
+                model.push(s);
+            }
+        }
+        let folded = |iter: strtab::Iter<'_>| {
+            let mut v = Vec::new();
+            iter.for_each(|s| v.push(s.to_owned()));
+            v
+        };
+        assert_eq!(folded(t.iter()), model, "round {round}");
+        assert!(t.iter().eq(model.iter().map(String::as_str)));
+        let step = if cfg!(miri) { 7 } else { 37 };
+        for front in (0..model.len()).step_by(step) {
+            let mut iter = t.iter();
+            if front > 0 {
+                iter.nth(front - 1);
+            }
+            let back = model.len() - front / 2;
+            for _ in back..model.len() {
+                iter.next_back();
+            }
+            assert_eq!(
+                folded(iter),
+                model[front..back.max(front)],
+                "{front}..{back}"
+            );
+        }
+        let (compacted, _) = t.compact(&IdSet::from_iter(
+            (0..t.len() as u32).map(StringId::from_u32),
+        ));
+        assert_eq!(folded(compacted.iter()), model);
+        let resolver = compacted.into_resolver();
+        assert_eq!(folded(resolver.iter()), model);
+        t.clear();
+        assert_eq!(folded(t.iter()), [""]);
+    }
+}
