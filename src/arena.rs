@@ -368,7 +368,7 @@ impl Found<'_> {
 unsafe fn bytes_at<'a>(q: *const u8) -> &'a [u8] {
     // SAFETY: the caller's guarantee: a short record's length byte is
     // followed by that many initialised bytes, a long record's escape by
-    // its 4-byte length and its bytes.
+    // its 4-byte length, its link and its bytes.
     unsafe {
         let b0 = *q.sub(1);
         if b0 == ESCAPE {
@@ -1142,8 +1142,8 @@ impl Arena {
         // element's location, whose length byte is the element's copy
         // (the caller's guarantee), `tag`: for a short string, a short
         // record of exactly `s.len()` initialised bytes from `bytes`
-        // (see `bytes`); for a long one, a long record, its 4-byte length
-        // and that many bytes from `bytes`. Were it ever to return
+        // (see `bytes`); for a long one, a long record, its 4-byte length,
+        // its link and that many bytes from `bytes`. Were it ever to return
         // another, `bytes` would still be `NO_CANDIDATE`'s, with
         // `LONG_LEN` zero bytes after it: a short comparison stays inside
         // that static, and a long one reads a zero length there, which no
@@ -1367,7 +1367,7 @@ impl Arena {
     pub(crate) unsafe fn str_long_biased<'a>(bias: *const u8, loc: Loc) -> &'a str {
         let q = bias.wrapping_add(loc as usize);
         // SAFETY: the caller's contract: `q - 1` is a long record's escape,
-        // followed by its 4-byte length and its bytes, copied from a
+        // followed by its 4-byte length, its link and its bytes, copied from a
         // `&str` and unchanged while the arena lives; `push` gives the long
         // form only to strings of at least `LONG_LEN` bytes (`tag_of`).
         unsafe {

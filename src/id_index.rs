@@ -486,7 +486,7 @@ impl IdIndex {
         // sign tells the form) is cleared here, so `q` is the address just
         // past the record's length byte, in a block of the arena's chunks
         // (or one past the static empty record for `""`). A long record's
-        // 4-byte length and bytes follow its escape, a short record's
+        // 4-byte length, link and bytes follow its escape, a short record's
         // `tag` bytes its length byte, copied from a `&str` and unchanged
         // while the arena holds them.
         unsafe {
@@ -494,7 +494,7 @@ impl IdIndex {
                 core::hint::assert_unchecked(tag == ESCAPE);
                 let r = q.map_addr(|a| a & !TOP_BIT);
                 // Spares the caller's `Option<&str>` a null test, as below
-                // (the string's address is `r` plus 4, in bounds).
+                // (the string's address is `r` plus 8, in bounds).
                 core::hint::assert_unchecked(!r.is_null());
                 crate::arena::Arena::str_long_biased(r, 0)
             } else {

@@ -76,8 +76,9 @@
 //! # Memory model
 //!
 //! - **One arena.** String bytes live in arena chunks as records (the
-//!   string's id, a one-byte length below 255 bytes, else a marker byte
-//!   and a 4-byte length; then the bytes), each unique string once; no string gets its
+//!   string's id, a one-byte length below 255 bytes, else a marker byte,
+//!   a 4-byte length and the id of the next such string, which iteration
+//!   follows; then the bytes), each unique string once; no string gets its
 //!   own heap allocation, and dropping the table returns whole chunks to
 //!   the allocator (glibc `mmap`s chunks of 128 KiB and more, at least until
 //!   its adaptive threshold rises after the first large free, and those go

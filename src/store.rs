@@ -24,8 +24,8 @@ pub(crate) use crate::id_index::{ENTRY_BYTES, Entry};
 /// iteration ([`fold`](Self::fold)) reads the strings between two of them
 /// as short ones, without testing each string's form (4 bytes per long
 /// string, in its record; `iterate` on a binary's symbol names, 7.5% of
-/// them long, 51.3 -> 49.2 instructions per string, hot-path lever 78 in
-/// `benches/README.md`).
+/// them long, 51.3 -> 48.7 instructions per string, lasso's 47.7; 0.3
+/// bytes per string more; hot-path lever 77 in `benches/README.md`).
 #[derive(Debug)]
 pub(crate) struct Store {
     pub(crate) arena: Arena,
@@ -212,10 +212,11 @@ impl Store {
     /// With `LINKS` (iteration), a run whose block holds long strings is
     /// read up to each long string as short strings, and the long one's
     /// record gives the next's id. Without (the rebuild), each string of
-    /// such a run is tested for its form: the rebuild, which hashes each
-    /// string, does not gain from the links, and its loop kept the slots'
-    /// stores simpler that way (`fill` 39.5M -> 38.9M instructions,
-    /// hot-path lever 78 in `benches/README.md`).
+    /// such a run is tested for its form, as before the links: with them,
+    /// the rebuild's closure was no longer inlined into the fold's loops,
+    /// and inlined by force it kept each slot in a register pair (`fill`
+    /// 38.9M instructions without, 42.0M and 39.5M with; hot-path lever
+    /// 77 in `benches/README.md`).
     #[inline]
     #[allow(unsafe_code)]
     pub(crate) fn fold_located<'s, const LINKS: bool, B>(

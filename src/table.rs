@@ -1237,10 +1237,7 @@ impl<S: BuildHasher> StringTable<S> {
             .try_reserve(capacity.max(self.table.len()), rehash)
             .ok()?;
         let store = &self.store;
-        // Inlined into each of the fold's loops: left to the inliner, it
-        // became a call per string once the fold read long strings by
-        // their links (fill 38.9M -> 42.0M instructions, hot-path lever 78
-        // in `benches/README.md`).
+        // Without the long strings' links: see `fold_located`.
         store.fold_located::<false, _>(1, store.len(), (), |(), loc, s| {
             // Reserved above: no growth, so the hasher is never called.
             table.insert_unique(hash_str(hasher, s), Slot::of(loc, s), rehash);
