@@ -1400,9 +1400,10 @@ impl Arena {
     /// next long string: a `StringTable`'s store links each long string
     /// to the next as it pushes that one, so that iteration finds them
     /// without testing every string's form. The record's id, length and
-    /// bytes are unchanged (a `&str` of them may be held elsewhere only
-    /// through a shared borrow of the arena, which this `&mut` excludes,
-    /// and the link lies outside the string's bytes).
+    /// bytes are unchanged, and the link lies outside the string's bytes.
+    /// Only a `StringTable`'s store calls it, whose arena nothing reads
+    /// while `&mut self` is held (a shared table's shards, read without
+    /// their lock, never do).
     ///
     /// # Safety
     ///

@@ -189,9 +189,10 @@ impl Store {
     /// each string's location and length taken from the index, so no read
     /// waits for the previous record (walking the records by their length
     /// bytes did: `iterate` ran 0.82x-0.85x lasso's speed that way,
-    /// 0.94x-1.06x this way, `benches/README.md`). The list of long
-    /// strings splits a run at each of them: the strings before one are
-    /// read as short ones, with no test of their form.
+    /// 0.94x-1.06x this way, `benches/README.md`). A run that holds long
+    /// strings is split at each of them (each long record links to the
+    /// next): the strings before one are read as short ones, with no test
+    /// of their form.
     #[inline]
     pub(crate) fn fold<'s, B>(
         &'s self,
@@ -292,10 +293,13 @@ impl Store {
             // kept the block's bias in a stack slot.
             if !run.long || (LINKS && next_at >= run_end) {
                 for e in run_locs {
-                    // SAFETY: as above, and the run holds no long string
-                    // (its block has none, or the next is at `next_long`,
-                    // past the run), so `e.tag()` (the record's length
-                    // byte, the invariant of `Entry`) is its length.
+                    // SAFETY: `e` locates a record of `run`'s block
+                    // (`Arena::run`), whose short label's base is `bias`;
+                    // entries hold their records' words and length bytes
+                    // (the type's invariant); the strings live as long as
+                    // `self`. The run holds no long string (its block has
+                    // none, or the next is at `next_long`, past the run),
+                    // so `e.tag()` is the string's length.
                     acc = f(acc, loc(e), unsafe {
                         Arena::str_short_biased(bias, e.word(), e.tag())
                     });
