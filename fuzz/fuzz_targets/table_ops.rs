@@ -243,6 +243,22 @@ fn check_full<S: BuildHasher>(table: &StringTable<S>, model: &Model) {
             .eq(model.strings.iter().rev().map(String::as_str))
     );
     assert_eq!(table.iter().len(), model.strings.len());
+    // Internal iteration (`fold`: the arena block by block, long strings
+    // found through their records' links), whole and from the middle.
+    for skip in [0, model.strings.len() / 2] {
+        let mut iter = table.iter();
+        if skip > 0 {
+            iter.nth(skip - 1);
+        }
+        let mut folded = Vec::new();
+        iter.for_each(|s| folded.push(s));
+        assert!(
+            folded
+                .iter()
+                .copied()
+                .eq(model.strings[skip..].iter().map(String::as_str))
+        );
+    }
     for (i, s) in model.strings.iter().enumerate() {
         let id = StringId::from_u32(u32::try_from(i).unwrap());
         assert_eq!(table.resolve(id), Some(s.as_str()));
