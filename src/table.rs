@@ -454,8 +454,8 @@ impl<S: BuildHasher> Builder<S> {
     /// Pre-sizes the table for `strings` strings totalling `bytes` bytes
     /// (besides `""`, which every table holds), so that filling it to
     /// that size allocates nothing more, unless a
-    /// string is 65,512 bytes or longer (on 64-bit targets: its record,
-    /// with a 9-byte prefix, is over a quarter of the largest normal chunk,
+    /// string is 65,508 bytes or longer (on 64-bit targets: its record,
+    /// with a 13-byte prefix, is over a quarter of the largest normal chunk,
     /// [`MAX_CHUNK_CAPACITY`](crate::MAX_CHUNK_CAPACITY)) and does not fit
     /// what is left of the current block: such a string gets an arena chunk of
     /// its own (see [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES)), whatever
@@ -657,7 +657,7 @@ impl StringTable {
 
     /// An empty table pre-sized for `strings` strings totalling `bytes`
     /// bytes: filling it to that size allocates nothing more (strings of
-    /// 65,512 bytes or more excepted, as for [`Builder::capacity`]).
+    /// 65,508 bytes or more excepted, as for [`Builder::capacity`]).
     ///
     /// # Panics
     ///
@@ -889,7 +889,7 @@ impl<S: BuildHasher> StringTable<S> {
 
     /// Makes room for `strings` more strings totalling `bytes` bytes, as
     /// [`Builder::capacity`] does for a new table: interning that many new
-    /// strings afterwards allocates nothing more (strings of 65,512 bytes
+    /// strings afterwards allocates nothing more (strings of 65,508 bytes
     /// or more excepted). For a table about to grow by a known amount: the
     /// next period's strings after [`clear`](Self::clear), or what the
     /// tables [`merge`](Self::merge)d into this one will add (which
@@ -909,7 +909,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// rest can still leave such ends unused and take a chunk (for 1,000
     /// strings of about 30 bytes with one in a hundred of 20 KB, they
     /// did); reserve for them as if all were that long, or alone. Strings
-    /// of 65,512 bytes or more get no room in the arena: each takes a
+    /// of 65,508 bytes or more get no room in the arena: each takes a
     /// chunk of its own when interned. A request past
     /// [`Limits::max_strings`](crate::Limits::max_strings) is cut to it,
     /// its bytes in proportion; `reserve(n, 0)` makes room in the index
@@ -1361,7 +1361,7 @@ impl<S> StringTable<S> {
     /// the index and the hash table keep their memory: refilling the table
     /// with the same strings in the same order allocates nothing and hands
     /// out the same ids, and other strings of the same sizes allocate
-    /// nothing either (strings of 65,512 bytes or more excepted: each takes
+    /// nothing either (strings of 65,508 bytes or more excepted: each takes
     /// a chunk of its own again, unless an empty block is large enough).
     ///
     /// Every id given out before is invalidated: it resolves to a new

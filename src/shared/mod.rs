@@ -455,7 +455,7 @@ impl<S: BuildHasher> SharedBuilder<S> {
     /// more than its margin grows as usual: at 8 shards, in 200 builds
     /// with random hashers, a hint of 10 strings of 4 KiB grew in 153, of
     /// 32 in 26 and of 100 in 1; of 10 strings of 254 bytes in 44, of 32
-    /// in none; strings of 65,512 bytes or more get chunks of their own,
+    /// in none; strings of 65,508 bytes or more get chunks of their own,
     /// as in
     /// [`Builder::capacity`](crate::Builder::capacity)). A hint of some
     /// strings, but fewer than shards, pre-sizes the index and the hint
