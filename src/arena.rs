@@ -1386,13 +1386,24 @@ impl Arena {
     /// As for [`str_long_biased`](Self::str_long_biased).
     #[inline(always)]
     pub(crate) unsafe fn str_long_linked<'a>(bias: *const u8, loc: Loc) -> (&'a str, u32) {
-        let q = bias.wrapping_add(loc as usize);
-        // SAFETY: the caller's contract: `q - 1` is a long record's escape,
+        // The string's first byte: the record's length and link are the
+        // eight bytes before it. One address for the three reads (rather
+        // than the length's, plus 8 for the bytes) left LLVM a register
+        // for the short strings' loop in `Store::fold_located` too
+        // (`benches/README.md`, lever 78).
+        let q = bias.wrapping_add(LONG_BYTES_AT).wrapping_add(loc as usize);
+        // SAFETY: the caller's contract: `q - 9` is a long record's escape,
         // followed by its length, its link and its bytes (as for
-        // `str_long_biased`).
+        // `str_long_biased`), copied from a `&str` of at least `LONG_LEN`
+        // bytes.
         unsafe {
-            let link = u32::from_le_bytes(q.add(LINK_AT).cast::<[u8; 4]>().read_unaligned());
-            (Self::str_long_biased(bias, loc), link)
+            let at = |k: usize| {
+                u32::from_le_bytes(q.sub(LONG_BYTES_AT - k).cast::<[u8; 4]>().read_unaligned())
+            };
+            let (len, link) = (at(0), at(LINK_AT));
+            core::hint::assert_unchecked(len as usize >= LONG_LEN);
+            let bytes = core::slice::from_raw_parts(q, len as usize);
+            (core::str::from_utf8_unchecked(bytes), link)
         }
     }
 
