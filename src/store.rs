@@ -356,8 +356,10 @@ impl Store {
                     // with `str_long_linked`'s one address 47.62:
                     // `benches/README.md`, lever 78).
                     loop {
-                        // SAFETY: `p`, before the run's end, is an entry of the
-                        // run, of id `next_long`.
+                        // SAFETY: `p`, before the run's end (tested above
+                        // and at the end of each round, and `p` moves by
+                        // one), is an entry of the run, of id `next_long`
+                        // (`p == next_at`).
                         let e = unsafe { &*p };
                         // SAFETY: a long string's entry (the store's links):
                         // read as in the second loop, with its record's link.
