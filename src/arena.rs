@@ -407,6 +407,19 @@ unsafe fn holds_at(q: *const u8, s: &[u8]) -> bool {
     }
 }
 
+/// The id of the record whose length byte is just before `q` if it holds
+/// exactly `s`.
+///
+/// # Safety
+///
+/// As for [`holds_at`]; the record's id starts `SHORT_PREFIX` bytes before
+/// `q`.
+#[inline(always)]
+unsafe fn id_if_at(q: *const u8, s: &[u8]) -> Option<u32> {
+    // SAFETY: the caller's guarantee.
+    unsafe { holds_at(q, s).then(|| read_id(q.sub(SHORT_PREFIX))) }
+}
+
 /// The id at the start of the record at `p`.
 ///
 /// # Safety
@@ -1078,6 +1091,18 @@ impl Arena {
         unsafe { holds_at(self.after_tag(loc), s) }
     }
 
+    /// The id of the record at `loc` if it holds exactly `s` (see
+    /// [`holds_at`]).
+    ///
+    /// # Safety
+    ///
+    /// As for [`bytes`](Self::bytes).
+    #[inline(always)]
+    pub(crate) unsafe fn id_if_holds(&self, loc: Loc, s: &[u8]) -> Option<u32> {
+        // SAFETY: the caller's contract, as for `holds`.
+        unsafe { id_if_at(self.after_tag(loc), s) }
+    }
+
     /// Looks up `s` in `table`, whose elements give their record's
     /// location, its block number (as for
     /// [`after_tag_split`](Self::after_tag_split)) and a copy of its
@@ -1280,10 +1305,9 @@ impl Arena {
     pub(crate) unsafe fn id_if_biased(bias: *const u8, loc: Loc, s: &[u8]) -> Option<u32> {
         // `bias + loc` is `after_tag(loc)`: just past the record's length
         // byte (or escape), `SHORT_PREFIX` bytes after its start, its id.
-        let q = bias.wrapping_add(loc as usize);
         // SAFETY: the caller's contract: `q - 1` is the length byte of a
         // complete record, whose id starts at `q - SHORT_PREFIX`.
-        unsafe { holds_at(q, s).then(|| read_id(q.sub(SHORT_PREFIX))) }
+        unsafe { id_if_at(bias.wrapping_add(loc as usize), s) }
     }
 
     /// [`id_if_biased`](Self::id_if_biased) of a string known to be short

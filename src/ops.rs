@@ -4,7 +4,7 @@
 use core::fmt;
 use core::hash::BuildHasher;
 
-use crate::arena::{DEDICATED_MIN, MAX_ARENA_BYTES};
+use crate::arena::{DEDICATED_MIN, Loc, MAX_ARENA_BYTES};
 use crate::error::Error;
 use crate::id::StringId;
 use crate::iter::{Iter, Strings};
@@ -29,8 +29,9 @@ const GROUP: usize = 8;
 /// cheap, and batches and merges take the one-by-one path: measured on a
 /// 100k-string merge (an 8 MB table), the pipeline's extra probe per
 /// string cost more than its prefetches saved (20.1 ms against 16.3 ms
-/// re-interning one by one, with a 2 MiB threshold).
-const PREFETCH_MIN_BYTES: usize = 16 << 20;
+/// re-interning one by one, with a 2 MiB threshold). Under Miri 64 KiB,
+/// so that its tests run the pipeline on tables it can build in time.
+const PREFETCH_MIN_BYTES: usize = if cfg!(miri) { 64 << 10 } else { 16 << 20 };
 
 /// The error of a failed batch: how many strings were interned before the
 /// failure, and why the next one failed.
@@ -689,6 +690,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// lookups' misses. Only for such tables: below [`PREFETCH_MIN_BYTES`]
     /// the callers run the plain loop, as the groups cost instructions for
     /// nothing there.
+    #[allow(unsafe_code)]
     fn intern_pipelined<'s>(
         &mut self,
         n: usize,
@@ -701,46 +703,74 @@ impl<S: BuildHasher> StringTable<S> {
         const RECORDS_AHEAD: usize = 1;
         const DEPTH: usize = SLOTS_AHEAD + 1;
         let groups = n.div_ceil(GROUP);
-        let mut ring = [[(0u64, ""); GROUP]; DEPTH];
+        let mut ring = [[Pending::EMPTY; GROUP]; DEPTH];
         let mut lens = [0usize; DEPTH];
+        // Where the hash table's buckets are: found once (a lookup of id
+        // 1), and again when an insertion grew the table (a stale address
+        // costs only useless prefetches).
+        let mut ctrl = self.table_ctrl();
+        let mut buckets = self.table.num_buckets();
         // Stage 1 of group `g`: hash it and start loading its slots.
         let stage1 = |this: &Self,
                       g: usize,
-                      ring: &mut [[(u64, &'s str); GROUP]; DEPTH],
+                      ctrl: Option<(*const u8, usize)>,
+                      ring: &mut [[Pending<'s>; GROUP]; DEPTH],
                       lens: &mut [usize; DEPTH]| {
             let slot = &mut ring[g % DEPTH];
             let start = g * GROUP;
             let len = GROUP.min(n - start);
             for (k, e) in slot[..len].iter_mut().enumerate() {
                 let s = string(start + k);
-                *e = (hash_str(&this.hasher, s), s);
+                *e = Pending {
+                    hash: hash_str(&this.hasher, s),
+                    s,
+                    candidate: 0,
+                };
             }
             lens[g % DEPTH] = len;
-            this.prefetch_slots(&slot[..len]);
+            if let Some(ctrl) = ctrl {
+                prefetch_slots(ctrl, &slot[..len]);
+            }
         };
         for g in 0..groups.min(SLOTS_AHEAD) {
-            stage1(self, g, &mut ring, &mut lens);
+            stage1(self, g, ctrl, &mut ring, &mut lens);
         }
         for g in 0..groups.min(RECORDS_AHEAD) {
-            self.prefetch_records(&ring[g % DEPTH][..lens[g % DEPTH]]);
+            self.prefetch_records(&mut ring[g % DEPTH][..lens[g % DEPTH]]);
         }
         for g in 0..groups {
             if g + SLOTS_AHEAD < groups {
-                stage1(self, g + SLOTS_AHEAD, &mut ring, &mut lens);
+                stage1(self, g + SLOTS_AHEAD, ctrl, &mut ring, &mut lens);
             }
             if g + RECORDS_AHEAD < groups {
                 let next = (g + RECORDS_AHEAD) % DEPTH;
-                self.prefetch_records(&ring[next][..lens[next]]);
+                self.prefetch_records(&mut ring[next][..lens[next]]);
             }
             let cur = g % DEPTH;
-            for (k, &(hash, s)) in ring[cur][..lens[cur]].iter().enumerate() {
+            for (k, p) in ring[cur][..lens[cur]].iter().enumerate() {
                 let i = g * GROUP + k;
-                let id = if s.is_empty() {
+                // SAFETY: `candidate` is 0 (the static empty record, which
+                // holds no string but `""`) or the location in a slot of
+                // this table (`prefetch_records`), which this arena's
+                // `push` returned since the last `clear`; records never
+                // move, so it still locates that record after insertions.
+                let hit = unsafe { self.store.arena.id_if_holds(p.candidate, p.s.as_bytes()) };
+                let id = if let Some(id) = hit {
+                    // The first candidate, compared already: no probe.
+                    StringId::from_u32(id)
+                } else if p.s.is_empty() {
                     StringId::EMPTY
                 } else {
-                    match self.find(hash, s) {
+                    match self.find(p.hash, p.s) {
                         Some(id) => id,
-                        None => self.insert_new::<false>(hash, s).map_err(|e| (i, e))?,
+                        None => {
+                            let id = self.insert_new::<false>(p.hash, p.s).map_err(|e| (i, e))?;
+                            if self.table.num_buckets() != buckets {
+                                buckets = self.table.num_buckets();
+                                ctrl = self.table_ctrl();
+                            }
+                            id
+                        }
                     }
                 };
                 out(i, id);
@@ -749,34 +779,19 @@ impl<S: BuildHasher> StringTable<S> {
         Ok(())
     }
 
-    /// Starts loading the hash-table control bytes and slots that the
-    /// lookups of `group` start from (hashbrown stores bucket `i` at
-    /// `ctrl - (i + 1) * SLOT_BYTES` and probes from `hash & mask`);
-    /// a wrong guess costs only a useless prefetch. Only on a table beyond
-    /// the caches: [`intern_pipelined`](Self::intern_pipelined)'s callers
-    /// check, and a table only grows while it runs.
-    #[inline(never)]
-    fn prefetch_slots(&self, group: &[(u64, &str)]) {
-        debug_assert!(self.beyond_caches());
-        let Some((ctrl, mask)) = self.table_ctrl() else {
-            return;
-        };
-        for &(hash, _) in group {
-            let pos = (hash as usize) & mask;
-            prefetch(ctrl.wrapping_add(pos));
-            prefetch(ctrl.wrapping_sub((pos + 1) * SLOT_BYTES));
-        }
-    }
-
-    /// Starts loading the first candidate's string of each lookup of
-    /// `group` (its location is in the slot, loaded by
-    /// [`prefetch_slots`](Self::prefetch_slots) a round earlier).
+    /// Finds the first candidate of each lookup of `group` (the first slot
+    /// with the string's hash byte and length byte: almost always its
+    /// record, if the table holds it), remembers its location, and starts
+    /// loading its record (the slots were loaded by [`prefetch_slots`] a
+    /// round earlier). The lookup then compares that record and probes no
+    /// further when it holds the string.
     #[inline(never)]
     #[allow(unsafe_code)]
-    fn prefetch_records(&self, group: &[(u64, &str)]) {
+    fn prefetch_records(&self, group: &mut [Pending<'_>]) {
         debug_assert!(self.beyond_caches());
-        for &(hash, _) in group {
-            if let Some(e) = self.table.iter_hash(hash).next() {
+        for p in group {
+            if let Some(e) = self.table.find(p.hash, |_| true) {
+                p.candidate = e.loc();
                 // SAFETY: the table's slots hold locations the arena's
                 // `push` returned since the last `clear`.
                 prefetch(unsafe { self.store.arena.record_addr(e.loc()) });
@@ -800,6 +815,41 @@ impl<S: BuildHasher> StringTable<S> {
         let bucket: *const Slot = self.table.get_bucket(index)?;
         let ctrl = bucket.cast::<u8>().wrapping_add((index + 1) * SLOT_BYTES);
         Some((ctrl, self.table.num_buckets() - 1))
+    }
+}
+
+/// A string of a batch on its way through
+/// [`StringTable::intern_pipelined`]'s stages.
+#[derive(Clone, Copy)]
+struct Pending<'s> {
+    hash: u64,
+    s: &'s str,
+    /// The location of the first slot with the string's hash byte and
+    /// length byte (`prefetch_records`), or 0.
+    candidate: Loc,
+}
+
+impl Pending<'_> {
+    const EMPTY: Self = Pending {
+        hash: 0,
+        s: "",
+        candidate: 0,
+    };
+}
+
+/// Starts loading the hash-table control bytes and slots that the lookups
+/// of `group` start from, in a table whose control bytes are at `ctrl.0`
+/// and whose bucket mask is `ctrl.1` (hashbrown stores bucket `i` at
+/// `ctrl - (i + 1) * SLOT_BYTES` and probes from `hash & mask`); a wrong
+/// guess costs only a useless prefetch. Only on a table beyond the
+/// caches: [`StringTable::intern_pipelined`]'s callers check.
+#[inline(never)]
+fn prefetch_slots(ctrl: (*const u8, usize), group: &[Pending<'_>]) {
+    let (ctrl, mask) = ctrl;
+    for p in group {
+        let pos = (p.hash as usize) & mask;
+        prefetch(ctrl.wrapping_add(pos));
+        prefetch(ctrl.wrapping_sub((pos + 1) * SLOT_BYTES));
     }
 }
 
