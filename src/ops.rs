@@ -723,12 +723,13 @@ impl<S: BuildHasher> StringTable<S> {
             let start = g * GROUP;
             let len = GROUP.min(n - start);
             for (k, e) in slot[..len].iter_mut().enumerate() {
-                let s = string(start + k);
-                *e = Pending {
-                    hash: hash_str(&this.hasher, s),
-                    s,
-                    candidate: 0,
-                };
+                e.s = string(start + k);
+                e.candidate = 0;
+            }
+            // Hashed in a loop of their own, which keeps fewer values
+            // live across the hasher's call than the loop above.
+            for e in &mut slot[..len] {
+                e.hash = hash_str(&this.hasher, e.s);
             }
             lens[g % DEPTH] = len;
             if let Some(ctrl) = ctrl {
