@@ -689,7 +689,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// lookup's chain of dependent misses thus overlaps with other
     /// lookups' misses, and a lookup whose first candidate holds its string
     /// takes that record's id without probing again (`batch/large`: 267 ->
-    /// 195 instructions per string, `benches/README.md`, lever 79). Only
+    /// 188 instructions per string, `benches/README.md`, lever 79). Only
     /// for such tables: below [`PREFETCH_MIN_BYTES`]
     /// the callers run the plain loop, as the groups cost instructions for
     /// nothing there.
