@@ -753,8 +753,9 @@ impl<S: BuildHasher> StringTable<S> {
             let cur = g % DEPTH;
             for (k, p) in ring[cur][..lens[cur]].iter().enumerate() {
                 let i = g * GROUP + k;
-                // SAFETY: `candidate` is 0 (the static empty record, which
-                // holds no string but `""`) or the location in a slot of
+                // SAFETY: `candidate` is 0 (the static record of `""`, id
+                // 0, `StringId::EMPTY`: it holds no other string) or the
+                // location in a slot of
                 // this table (`prefetch_records`), which this arena's
                 // `push` returned since the last `clear`; records never
                 // move, so it still locates that record after insertions.
@@ -784,8 +785,8 @@ impl<S: BuildHasher> StringTable<S> {
     }
 
     /// Finds the first candidate of each lookup of `group` (the first slot
-    /// with the string's hash byte and length byte: almost always its
-    /// record, if the table holds it), remembers its location, and starts
+    /// with the string's hash byte: almost always its record, if the table
+    /// holds it), remembers its location, and starts
     /// loading its record (the slots were loaded by [`prefetch_slots`] a
     /// round earlier). The lookup then compares that record and probes no
     /// further when it holds the string.
@@ -828,8 +829,8 @@ impl<S: BuildHasher> StringTable<S> {
 struct Pending<'s> {
     hash: u64,
     s: &'s str,
-    /// The location of the first slot with the string's hash byte and
-    /// length byte (`prefetch_records`), or 0.
+    /// The location in the first slot with the string's hash byte
+    /// (`prefetch_records`), or 0: the static record of `""`.
     candidate: Loc,
 }
 
