@@ -488,4 +488,16 @@ fn batch_and_merge_beyond_the_prefetch_threshold() {
         assert_eq!(&merged[remap[StringId::from_u32(i as u32)]], s);
     }
     assert_eq!(merged.len(), one.len() + 1);
+    // Merges into tables past the threshold from the start run the
+    // pipeline too: into one that holds every string (hits), and into one
+    // reserved for them (insertions).
+    let mut reserved = StringTable::new();
+    reserved.reserve(one.len(), one.memory_usage());
+    for table in [&mut batch, &mut reserved] {
+        let remap = table.merge(&one);
+        for (i, s) in one.iter().enumerate() {
+            assert_eq!(&table[remap[StringId::from_u32(i as u32)]], s);
+        }
+        assert_eq!(table.len(), one.len());
+    }
 }
