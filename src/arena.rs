@@ -1305,8 +1305,9 @@ impl Arena {
     pub(crate) unsafe fn id_if_biased(bias: *const u8, loc: Loc, s: &[u8]) -> Option<u32> {
         // `bias + loc` is `after_tag(loc)`: just past the record's length
         // byte (or escape), `SHORT_PREFIX` bytes after its start, its id.
-        // SAFETY: the caller's contract: `q - 1` is the length byte of a
-        // complete record, whose id starts at `q - SHORT_PREFIX`.
+        // SAFETY: the caller's contract: the byte before `bias + loc` is
+        // the length byte of a complete record, whose id starts
+        // `SHORT_PREFIX` bytes before `bias + loc`.
         unsafe { id_if_at(bias.wrapping_add(loc as usize), s) }
     }
 
