@@ -21,7 +21,9 @@ use crate::table::{
 /// `batch/large` (1M strings, 57 MB), medians of 15 rounds, three runs: 8
 /// took 53-55 ms against 54-67 ms for 16 and 55-61 ms for 32 (one by
 /// one: 66-75 ms); fetching slots 4 groups ahead instead of 2 did not
-/// help.
+/// help. Again after lever 80 (session 50, three alternated runs): 8
+/// took 37-42 ms (64 per batch) and 35-38 ms (1,024), 16 took 38-41 and
+/// 41-43 ms, despite 4% fewer instructions.
 const GROUP: usize = 8;
 
 /// Below this footprint a table sits in the CPU's last-level cache (half
