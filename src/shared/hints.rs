@@ -1,5 +1,7 @@
 //! The lock-free hit path of a [`SharedStringTable`](crate::SharedStringTable):
 //! a four-way set-associative cache from a string's hash to its record,
+//! whose full sets lend their strings the free ways of the other three
+//! sets of their cache line,
 //! read with plain atomic loads, so that a hit on a hot string writes no
 //! memory another thread uses (a shard lock, even uncontended, is a write
 //! to a line the other threads' hits also write).
@@ -13,10 +15,10 @@
 //! shard bits (`shard::hash_of`: bits
 //! 40 and up of the hash times an odd constant, which come scaled by 16,
 //! a set's size, so that masked they are the set's byte offset), whose
-//! lowest bits pick the shard: a level has at least as many
-//! sets as the table has shards, so every string of a set is of one
-//! shard, and an entry's location is read in the arena of the shard of
-//! the string looked up. Each shard publishes the bias (base address,
+//! lowest two bits pick the set within its cache line ([`Line`]) and the
+//! bits above them the shard: a level has at least four sets per shard,
+//! so every string of a line is of one shard, and an entry's location is
+//! read in the arena of the shard of the string looked up. Each shard publishes the bias (base address,
 //! offset by the block number) of each of its first blocks
 //! ([`Hints::publish_block`], once per block, before any hint names it):
 //! the record is the bias plus the location. A hit so reads the entry,
@@ -55,6 +57,25 @@
 //! earlier, and sending the strings a full set turns away on to other
 //! sets of their shard (in the same cache line or not: fewer locked
 //! hits, but every miss whose set is full then tests more sets).
+//!
+//! A string whose own set is full takes the first empty way of the
+//! other three sets of its line ([`Hints::put`]), where the locked path
+//! looks before it takes the lock ([`Hints::get_in_line`], only when the
+//! string's own set is full: a string is put in its own set while that
+//! has room, and ways are never emptied). The inlined hit still reads one
+//! set; the line is in the L1 from that read. With 100k strings in the
+//! last level's 128Ki entries (3.05 strings per set), a random 11% of
+//! the strings find their set full, 2.3% their line (Poisson): one
+//! thread of the concurrent benchmark's stream went to its shard's lock
+//! for 2.5k hits instead of 17k per 1M interns, and for about 7k instead
+//! of 31.7k when interning the stream into a table that already held it
+//! (a locked hit cost about 110 ns more than a hinted one on a 2-vCPU
+//! Intel Xeon VM: 3.1% of the interns forced to the lock took that
+//! stream 7% longer). Until 2026-12-07 a string's set was its only one
+//! (and the shard was the set's lowest bits, so that the sets of a line
+//! were of different shards); trying a second set in another cache line
+//! (session 41) cost a cache miss on every insertion whose set was full.
+//! Measured on `benches/concurrent.rs`, `benches/README.md` (session 51).
 //!
 //! An entry is only a hint: a reader compares the record's bytes with its
 //! string, so a stale, overwritten or colliding entry costs a fall-back to
@@ -136,9 +157,14 @@ pub(crate) struct BlockBases([AtomicPtr<u8>; HINTED_BLOCKS], [u8; 64]);
 // any value of which is valid.
 unsafe impl Zeroable for BlockBases {}
 
-// `Hints::bias` scales shard bits, which count in sets, into bytes of
-// `BlockBases`.
-const _: () = assert!(size_of::<BlockBases>().is_multiple_of(1 << SET_SHIFT));
+// `Hints::bias` scales shard bits, which count in lines of sets, into
+// bytes of `BlockBases`.
+const _: () = assert!(size_of::<BlockBases>().is_multiple_of(1 << (SET_SHIFT + LINE_SHIFT)));
+
+/// log2 of the sets of a [`Line`].
+pub(crate) const LINE_SHIFT: u32 = 2;
+/// Sets per [`Line`].
+const LINE_SETS: usize = 1 << LINE_SHIFT;
 
 /// log2 of the entries of level 0.
 const FIRST_BITS: u32 = 11;
@@ -178,7 +204,7 @@ pub(crate) const fn level_fill(k: usize) -> usize {
     level_len(k) / 2
 }
 
-/// Sets of level `k`, after its header set.
+/// Sets of level `k`, after its header line.
 const fn level_sets(k: usize) -> usize {
     level_len(k) / WAYS
 }
@@ -188,9 +214,9 @@ pub(crate) const fn bases_bytes(shards: usize) -> usize {
     shards * size_of::<BlockBases>()
 }
 
-/// Heap bytes of level `k`: its sets and the header.
+/// Heap bytes of level `k`: its sets and the header line.
 pub(crate) const fn level_bytes(k: usize) -> usize {
-    (1 + level_sets(k)) * size_of::<Set>()
+    (LINE_SETS + level_sets(k)) * size_of::<Set>()
 }
 
 /// log2 of the bytes of a [`Set`]: the shard bits (`shard::hash_of`)
@@ -218,19 +244,61 @@ impl Set {
     const fn empty() -> Set {
         Set([const { AtomicU32::new(0) }; WAYS])
     }
+
+    /// The location in the way whose tag is `want`'s, if one is (see
+    /// [`Hints::get`]): below `1 << PAYLOAD_BITS` if so, at least that if
+    /// not. If two are, the smaller location.
+    #[inline(always)]
+    fn find(&self, want: u32) -> Loc {
+        let x = |w: usize| self.0[w].load(Ordering::Acquire) ^ want;
+        x(0).min(x(1)).min(x(2).min(x(3)))
+    }
+
+    /// Whether every way holds an entry (no branch per way).
+    #[inline(always)]
+    fn is_full(&self) -> bool {
+        let e = |w: usize| self.0[w].load(Ordering::Relaxed);
+        e(0).min(e(1)).min(e(2).min(e(3))) != 0
+    }
+
+    /// The set's first empty way.
+    #[inline(always)]
+    fn empty_way(&self) -> Option<&AtomicU32> {
+        self.0.iter().find(|e| e.load(Ordering::Relaxed) == 0)
+    }
+}
+
+/// The sets of one cache line: a string whose own set is full may be put
+/// in the other three ([`Hints::put`]), all of its shard. A level is an
+/// array of lines, the first its header (the set mask in its first
+/// entry, then padding), so that every line of sets is aligned.
+#[repr(C, align(64))]
+struct Line([Set; LINE_SETS]);
+
+// SAFETY: an array of `Set`s, each `Zeroable`, and no padding (asserted
+// below).
+unsafe impl Zeroable for Line {}
+
+const _: () = assert!(size_of::<Line>() == LINE_SETS * size_of::<Set>());
+
+impl Line {
+    /// A line of empty sets.
+    const fn empty() -> Line {
+        Line([const { Set::empty() }; LINE_SETS])
+    }
 }
 
 /// The level in use before the first is installed: a header with set mask
-/// 0 and one empty set, so a lookup needs no null test. Never written:
-/// `put` skips it.
-static NO_LEVEL: [Set; 2] = [Set::empty(), Set::empty()];
+/// 0 and one line of empty sets, so a lookup needs no null test. Never
+/// written: `put` skips it.
+static NO_LEVEL: [Line; 2] = [Line::empty(), Line::empty()];
 
 /// The hint cache; see the module docs.
 pub(crate) struct Hints {
-    /// The levels' allocations (leaked `Box<[Set]>`s of `1 +
-    /// level_sets(k)` sets), or null.
+    /// The levels' allocations (leaked `Box<[Line]>`s of `1 +
+    /// level_sets(k) / LINE_SETS` lines, as sets), or null.
     levels: [AtomicPtr<Set>; LEVELS],
-    /// The level in use: one of `levels`, or [`NO_LEVEL`]. Its first set
+    /// The level in use: one of `levels`, or [`NO_LEVEL`]. Its first line
     /// (the header) holds its set mask in its first entry, written before
     /// the level is published here.
     current: AtomicPtr<Set>,
@@ -238,13 +306,14 @@ pub(crate) struct Hints {
     bases: Box<[BlockBases]>,
     /// Shards minus 1.
     shard_mask: usize,
-    /// `shard_mask << SET_SHIFT`: the mask of the shard in shard bits as
-    /// they come (`shard::hash_of`).
+    /// `shard_mask << (SET_SHIFT + LINE_SHIFT)`: the mask of the shard in
+    /// shard bits as they come (`shard::hash_of`).
     shard_offset_mask: usize,
-    /// `size_of::<BlockBases>() >> SET_SHIFT`, what [`bias`](Self::bias)
-    /// multiplies masked shard bits by: a field, and hidden from the
-    /// optimiser at construction (`black_box`), so that the multiply is
-    /// one instruction with a memory operand. With the constant (132),
+    /// `size_of::<BlockBases>() >> (SET_SHIFT + LINE_SHIFT)`, what
+    /// [`bias`](Self::bias) multiplies masked shard bits by: a field, and
+    /// hidden from the optimiser at construction (`black_box`), so that
+    /// the multiply is one instruction with a memory operand. With the
+    /// constant (132 while the shard was the bits under the line's),
     /// LLVM wrote it as a shift and an add, with a register copy before:
     /// one instruction more per hinted lookup than the scaled shard bits
     /// (`shard::hash_of`) saved.
@@ -294,7 +363,7 @@ fn loc_of(entry: u32) -> Loc {
 /// The level in use, read once: its set mask and a hash's set.
 #[derive(Clone, Copy)]
 struct Level<'a> {
-    /// The level's first set (its header).
+    /// The level's first set (of its header line).
     base: *const Set,
     /// Sets minus 1, shifted left by [`SET_SHIFT`]: the mask of a set's
     /// byte offset (0 for [`NO_LEVEL`]).
@@ -304,18 +373,25 @@ struct Level<'a> {
 
 impl<'a> Level<'a> {
     /// The set of a string whose shard bits are `bits` (`shard::hash_of`):
-    /// chosen by their low bits, which hold the shard's (see
-    /// [`Hints::wants_level`]).
+    /// chosen by their low bits, which hold the shard's above the set's
+    /// place in its line (see [`Hints::wants_level`]).
     #[inline(always)]
     fn set(self, bits: usize) -> &'a Set {
         let offset = bits & self.mask;
-        // SAFETY: `base` is a level of `1 + sets` sets, `mask` being
-        // `(sets - 1) << SET_SHIFT` (see `Hints::level_at`; `NO_LEVEL`: 2
-        // sets, mask 0), and `offset` a multiple of `1 << SET_SHIFT`, the
-        // size of a set, at most `mask`: set `1 + offset / 16` is inside
-        // the level. It lives as long as `Hints` (levels are freed only
-        // by its `drop`, `NO_LEVEL` never).
-        unsafe { &*self.base.add(1).byte_add(offset) }
+        // SAFETY: `base` is a level of `LINE_SETS + sets` sets, `mask`
+        // being `(sets - 1) << SET_SHIFT` (see `Hints::level_at`;
+        // `NO_LEVEL`: `2 * LINE_SETS` sets, mask 0), and `offset` a
+        // multiple of `1 << SET_SHIFT`, the size of a set, at most `mask`:
+        // set `LINE_SETS + offset / 16` is inside the level. It lives as
+        // long as `Hints` (levels are freed only by its `drop`, `NO_LEVEL`
+        // never).
+        unsafe { &*self.base.add(LINE_SETS).byte_add(offset) }
+    }
+
+    /// The other sets of the line of the set of shard bits `bits`.
+    #[inline(always)]
+    fn others_in_line(self, bits: usize) -> impl Iterator<Item = &'a Set> {
+        (1..LINE_SETS).map(move |k| self.set(bits ^ (k << SET_SHIFT)))
     }
 
     /// Set `i` (below the level's sets) of the level, by number.
@@ -338,11 +414,13 @@ impl Hints {
             .ok_or_else(|| Error::new(ErrorKind::AllocFailed, bases_bytes(shards)))?;
         Ok(Hints {
             levels: core::array::from_fn(|_| AtomicPtr::new(core::ptr::null_mut())),
-            current: AtomicPtr::new(NO_LEVEL.as_ptr().cast_mut()),
+            current: AtomicPtr::new(NO_LEVEL.as_ptr().cast::<Set>().cast_mut()),
             bases,
             shard_mask: shards - 1,
-            shard_offset_mask: (shards - 1) << SET_SHIFT,
-            shard_stride: core::hint::black_box(size_of::<BlockBases>() >> SET_SHIFT),
+            shard_offset_mask: (shards - 1) << (SET_SHIFT + LINE_SHIFT),
+            shard_stride: core::hint::black_box(
+                size_of::<BlockBases>() >> (SET_SHIFT + LINE_SHIFT),
+            ),
         })
     }
 
@@ -368,8 +446,9 @@ impl Hints {
     ///
     /// # Safety
     ///
-    /// `base` must be `NO_LEVEL` (its header holds 0 and it has 2 sets) or
-    /// a level `install` made: a leaked allocation of `1 + level_sets(k)`
+    /// `base` must be `NO_LEVEL` (its header holds 0 and it has two lines
+    /// of sets) or a level `install` made: a leaked allocation of
+    /// `LINE_SETS + level_sets(k)`
     /// sets whose first entry holds `(level_sets(k) - 1) << SET_SHIFT`,
     /// freed only by `drop`, its header visible to this thread.
     #[inline(always)]
@@ -413,10 +492,34 @@ impl Hints {
     /// `StringTable`'s (`benches/README.md`).
     #[inline(always)]
     pub(crate) fn get(&self, hash: u64, bits: usize) -> Option<(*const u8, Loc)> {
-        let set = self.level().set(bits);
+        let loc = self.level().set(bits).find(want_of(hash));
+        self.biased(bits, loc)
+    }
+
+    /// [`get`](Self::get) in the other three sets of the string's line,
+    /// where [`put`](Self::put) sends a string whose own set is full: for
+    /// a lookup that `get` did not answer, before it takes the shard's
+    /// lock. Looks only if the string's own set is full (a string goes to
+    /// its own set while that has room, and no way is ever emptied), so
+    /// that a string new to a set with room costs one test. Writes
+    /// nothing.
+    #[inline(always)]
+    pub(crate) fn get_in_line(&self, hash: u64, bits: usize) -> Option<(*const u8, Loc)> {
+        let level = self.level();
+        if !level.set(bits).is_full() {
+            return None;
+        }
         let want = want_of(hash);
-        let x = |w: usize| set.0[w].load(Ordering::Acquire) ^ want;
-        let loc = x(0).min(x(1)).min(x(2).min(x(3)));
+        let loc = level
+            .others_in_line(bits)
+            .fold(Loc::MAX, |m, set| m.min(set.find(want)));
+        self.biased(bits, loc)
+    }
+
+    /// The bias of `loc`'s block and `loc`, if `loc` is a location (a
+    /// tag matched: below `1 << PAYLOAD_BITS`).
+    #[inline(always)]
+    fn biased(&self, bits: usize, loc: Loc) -> Option<(*const u8, Loc)> {
         if loc < 1 << PAYLOAD_BITS {
             let bias = self.bias(bits, loc).load(Ordering::Relaxed);
             return Some((bias.cast_const(), loc));
@@ -429,7 +532,7 @@ impl Hints {
     #[inline(always)]
     fn bias(&self, bits: usize, loc: Loc) -> &AtomicPtr<u8> {
         // The shard's array at `shard * size_of::<BlockBases>()` bytes,
-        // from the shard bits as they come (the shard times 16, see
+        // from the shard bits as they come (the shard times 64, see
         // `shard::hash_of`), masked but not shifted.
         let offset = (bits & self.shard_offset_mask) * self.shard_stride;
         let block = (loc >> LOCAL_BITS) as usize;
@@ -437,9 +540,10 @@ impl Hints {
         debug_assert!(block < HINTED_BLOCKS);
         // SAFETY: `bases` has `shard_mask + 1` arrays (`new`), and `offset`
         // is `shard * size_of::<BlockBases>()` for a `shard` at most
-        // `shard_mask` (`shard_offset_mask` is `shard_mask << SET_SHIFT`,
-        // and the size a multiple of `1 << SET_SHIFT`, asserted below
-        // `BlockBases`): the start of one of them. `loc < 1 <<
+        // `shard_mask` (`shard_offset_mask` is `shard_mask << (SET_SHIFT +
+        // LINE_SHIFT)`, and the size a multiple of `1 << (SET_SHIFT +
+        // LINE_SHIFT)`, asserted below `BlockBases`): the start of one of
+        // them. `loc < 1 <<
         // PAYLOAD_BITS` leaves `block` below `HINTED_BLOCKS`.
         unsafe {
             let bases = &*self.bases.as_ptr().byte_add(offset);
@@ -475,10 +579,11 @@ impl Hints {
     /// (any thread; the record must be published already, and its block
     /// by [`publish_block`](Self::publish_block)) for a string with these
     /// hashes, after a lookup that [`get`](Self::get) could not answer: in
-    /// the set's first empty way, else in the last (evicting its entry),
-    /// so that a string looked up once does not push out one that keeps
-    /// being hit. Records past the shard's first [`HINTED_BLOCKS`] blocks
-    /// are not cached.
+    /// the set's first empty way, else in the first empty way of the other
+    /// sets of its line (see [`get_in_line`](Self::get_in_line)), else in
+    /// the set's last way (evicting its entry), so that a string looked up
+    /// once does not push out one that keeps being hit. Records past the
+    /// shard's first [`HINTED_BLOCKS`] blocks are not cached.
     #[inline]
     pub(crate) fn put(&self, hash: u64, bits: usize, loc: Loc) {
         let level = self.level();
@@ -488,11 +593,11 @@ impl Hints {
             return;
         }
         let set = level.set(bits);
-        let way = set.0[..WAYS - 1]
-            .iter()
-            .position(|e| e.load(Ordering::Relaxed) == 0)
-            .unwrap_or(WAYS - 1);
-        set.0[way].store(entry_of(hash, loc), Ordering::Release);
+        let way = set
+            .empty_way()
+            .or_else(|| level.others_in_line(bits).find_map(Set::empty_way))
+            .unwrap_or(&set.0[WAYS - 1]);
+        way.store(entry_of(hash, loc), Ordering::Release);
     }
 
     /// Shards of the table (the sets of a level are numbered by their
@@ -505,10 +610,12 @@ impl Hints {
     /// current one yet.
     #[inline]
     pub(crate) fn wants_level(&self, len: usize) -> Option<usize> {
-        // A level has at least as many sets as the table has shards, so
-        // that the strings of one set are all of one shard (see `get`).
+        // A level has at least a line of sets per shard, so that the
+        // strings of one line are all of one shard (see `get`).
         let mut k = 0;
-        while k + 1 < LEVELS && (len > level_fill(k) || level_sets(k) <= self.shard_mask) {
+        while k + 1 < LEVELS
+            && (len > level_fill(k) || level_sets(k) < LINE_SETS * (self.shard_mask + 1))
+        {
             k += 1;
         }
         (self.current_len() < level_len(k)).then_some(k)
@@ -519,11 +626,11 @@ impl Hints {
     /// [`carry_over`](Self::carry_over).
     pub(crate) fn install(&self, k: usize) -> Result<(), Error> {
         let sets = level_sets(k);
-        let level = zeroed_slice::<Set>(1 + sets)
+        let level = zeroed_slice::<Line>(1 + sets / LINE_SETS)
             .ok_or_else(|| Error::new(ErrorKind::AllocFailed, level_bytes(k)))?;
         // The header: the set mask (of a set's byte offset), then padding.
         // Truncation impossible: a level has at most 2^15 sets.
-        level[0].0[0].store(((sets - 1) << SET_SHIFT) as u32, Ordering::Relaxed);
+        level[0].0[0].0[0].store(((sets - 1) << SET_SHIFT) as u32, Ordering::Relaxed);
         let first = Box::into_raw(level).cast::<Set>();
         self.levels[k].store(first, Ordering::Release);
         self.current.store(first, Ordering::Release);
@@ -532,7 +639,9 @@ impl Hints {
 
     /// Carries the hints of the level that level `k` replaced (the
     /// highest installed below it) over to level `k`: each goes into the
-    /// first empty way of its set there, which needs the string's hash
+    /// first empty way of its set there, else of the other sets of its
+    /// line (as [`put`](Self::put) places it, but evicting none), which
+    /// needs the string's hash
     /// again, `rehash(bias, loc)` of the record at location `loc` of a
     /// block whose bias is `bias` (see [`get`](Self::get)). Any thread,
     /// without the growth lock: other threads may be putting hints into
@@ -540,15 +649,15 @@ impl Hints {
     /// have switched to a later level (then these hints only fill a level
     /// no lookup reads). A hint whose new hash names another shard than
     /// its set's (a user hasher that no longer hashes the string as it
-    /// did) is dropped, so every entry of a set stays a record of the
-    /// set's shard, which [`get`](Self::get)'s callers rely on.
+    /// did) is dropped, so every entry of a line stays a record of the
+    /// line's shard, which [`get`](Self::get)'s callers rely on.
     pub(crate) fn carry_over(&self, k: usize, rehash: impl Fn(*const u8, Loc) -> (u64, usize)) {
         let Some(new) = self.installed(k) else { return };
         let Some(old) = (0..k).rev().find_map(|j| self.installed(j)) else {
             return;
         };
         // The old level's set numbers hold their strings' shard bits (a
-        // level has at least as many sets as shards).
+        // level has at least a line of sets per shard).
         for i in 0..=old.mask >> SET_SHIFT {
             for e in &old.set_at(i).0 {
                 let entry = e.load(Ordering::Acquire);
@@ -563,11 +672,16 @@ impl Hints {
                 // is the one that chose the shard unless the user's
                 // hasher gives a string another hash than before (a logic
                 // error, but safe code): then the hint is dropped.
-                if shard_index(bits, self.shard_mask) != i & self.shard_mask {
+                if shard_index(bits, self.shard_mask)
+                    != shard_index(i << SET_SHIFT, self.shard_mask)
+                {
                     continue;
                 }
-                let set = new.set(bits);
-                if let Some(way) = set.0.iter().find(|e| e.load(Ordering::Relaxed) == 0) {
+                let way = new
+                    .set(bits)
+                    .empty_way()
+                    .or_else(|| new.others_in_line(bits).find_map(Set::empty_way));
+                if let Some(way) = way {
                     way.store(entry_of(hash, loc), Ordering::Release);
                 }
             }
@@ -590,9 +704,12 @@ impl Drop for Hints {
         for (k, level) in self.levels.iter_mut().enumerate() {
             let first = *level.get_mut();
             if !first.is_null() {
-                let slice = core::ptr::slice_from_raw_parts_mut(first, 1 + level_sets(k));
+                let slice = core::ptr::slice_from_raw_parts_mut(
+                    first.cast::<Line>(),
+                    1 + level_sets(k) / LINE_SETS,
+                );
                 // SAFETY: `first` came from `Box::into_raw` of a boxed
-                // slice of exactly `1 + level_sets(k)` sets
+                // slice of exactly `1 + level_sets(k) / LINE_SETS` lines
                 // (`install`), and is freed only here, once.
                 drop(unsafe { Box::from_raw(slice) });
             }
@@ -682,5 +799,66 @@ mod loom_tests {
             finder.join().unwrap();
             reader.join().unwrap();
         });
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    /// A hash whose tag (see [`want_of`]) is `i`'s.
+    fn hash(i: u64) -> u64 {
+        i << (PAYLOAD_BITS + 1)
+    }
+
+    #[test]
+    fn full_sets_lend_their_strings_the_rest_of_their_line() {
+        let hints = Hints::new(2).unwrap();
+        hints.install(0).unwrap();
+        // Shard bits of set 5 (line 1, the line's second set) of shard 1:
+        // its line is sets 4 to 7, all of shard 1.
+        let bits = (1 << (SET_SHIFT + LINE_SHIFT + 2)) | (5 << SET_SHIFT);
+        let set = |b: usize| (b & hints.level().mask) >> SET_SHIFT;
+        assert_eq!(shard_index(bits, hints.shard_mask), 1);
+        let line: Vec<usize> = (0..LINE_SETS).map(|k| bits ^ (k << SET_SHIFT)).collect();
+        assert!(line.iter().all(|&b| shard_index(b, hints.shard_mask) == 1));
+        assert!(
+            line.iter()
+                .all(|&b| set(b) / LINE_SETS == set(bits) / LINE_SETS)
+        );
+
+        // A set with room: its strings are in it, and `get_in_line` does
+        // not look further.
+        hints.put(hash(1), bits, 11);
+        assert_eq!(hints.get(hash(1), bits).map(|(_, l)| l), Some(11));
+        assert_eq!(hints.get_in_line(hash(1), bits), None);
+        for i in 2..=4 {
+            hints.put(hash(i), bits, 10 + i as Loc);
+        }
+        // The set is full: the fifth string goes to the line's next set
+        // with room, found there only once the own set is full.
+        hints.put(hash(5), bits, 15);
+        assert_eq!(hints.get(hash(5), bits), None);
+        assert_eq!(hints.get_in_line(hash(5), bits).map(|(_, l)| l), Some(15));
+        assert_eq!(hints.get_in_line(hash(6), bits), None);
+        for i in 1..=4 {
+            assert_eq!(
+                hints.get(hash(i), bits).map(|(_, l)| l),
+                Some(10 + i as Loc)
+            );
+        }
+        // Every way of the line taken (4 + 12): the next string evicts the
+        // own set's last way.
+        for i in 6..=16 {
+            hints.put(hash(i), bits, 10 + i as Loc);
+            assert_eq!(
+                hints.get_in_line(hash(i), bits).map(|(_, l)| l),
+                Some(10 + i as Loc)
+            );
+        }
+        hints.put(hash(17), bits, 27);
+        assert_eq!(hints.get(hash(17), bits).map(|(_, l)| l), Some(27));
+        assert_eq!(hints.get(hash(4), bits), None);
+        assert_eq!(hints.get_in_line(hash(4), bits), None);
     }
 }

@@ -103,6 +103,22 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
     Some(unsafe { Arena::record_str(p) })
 }
 
+/// The id of `s` if `found`, what the hint cache gave for it
+/// ([`Hints::get`] or [`Hints::get_in_line`]: a block's bias and a
+/// location), names its record; `None` if not (or if `found` is `None`).
+#[inline(always)]
+fn confirm(found: Option<(*const u8, arena::Loc)>, s: &str) -> Option<StringId> {
+    let (bias, loc) = found?;
+    // SAFETY: the hint cache gives only the locations of records
+    // `Arena::push` wrote in the arena of the string's shard, with the
+    // `block_bias` of their block that `publish_block` stored before the
+    // hint; arenas live as long as the table, and records never change
+    // once published. The `Acquire` load in `Hints::get` (or
+    // `get_in_line`) saw the `Release` store of a hint made after the
+    // record was written and its block's bias stored.
+    unsafe { Arena::id_if_biased(bias, loc, s.as_bytes()) }.map(StringId::from_u32)
+}
+
 /// A string table that many threads intern into at once: every string is
 /// stored once and gets one dense [`StringId`], in insertion order, with
 /// [`StringId::EMPTY`] (`""`) at 0, whichever threads intern it.
@@ -137,7 +153,9 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 ///   strings as it has entries, so that few sets are full); the record
 ///   holds the bytes, compared with the string, and the id, so a hit
 ///   reads the hint, the block base (in L1) and the record, like a
-///   `StringTable` hit reads a hash slot and the record. A hint that is
+///   `StringTable` hit reads a hash slot and the record. A string whose
+///   set is full is hinted in another set of the same cache line, which
+///   the lookup reads before it takes the lock. A hint that is
 ///   missing or stale only sends the lookup on to the shard's hash
 ///   table, which stays the authority;
 ///   `intern`'s lookups there refresh the hints (`get`'s do not: it
@@ -283,10 +301,12 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
 /// address instead of a 5-byte location and length, and up to half of
 /// the newest index segment unused), the hint cache (at most 680 KiB in
 /// all, reached at 16Ki strings: 8 KiB from the first string, 40 KiB from
-/// 1Ki, 168 KiB from 4Ki, with up to 512 shards; a level has at least a
-/// set per shard, so with 513 to 1,024 shards the first level is skipped:
-/// 32 KiB from the first string, at most 672 KiB; and 2,112 bytes per
-/// shard for the block biases), and
+/// 1Ki, 168 KiB from 4Ki, with up to 128 shards, and a 64-byte header per
+/// level; a level has at least a cache line of sets per shard, so with 129
+/// to 512 shards the first level is skipped: 32 KiB from the first
+/// string, at most 672 KiB; with 513 to 1,024 the first two: 128 KiB from
+/// the first string, at most 640 KiB; and 2,112 bytes per shard for the
+/// block biases), and
 /// the unused tails of each shard's arena chunks. Until its first string a
 /// shard holds only its lock with the shard's bookkeeping (256 bytes), its
 /// arena's bookkeeping (80 bytes) and its block biases (2,112 bytes):
@@ -1077,6 +1097,9 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// small.
     #[inline(never)]
     fn intern_locked(&self, hash: u64, bits: usize, s: &str) -> Result<StringId, Error> {
+        if let Some(id) = self.hinted_in_line(hash, bits, s) {
+            return Ok(id);
+        }
         // The lock's compare-and-swap waits for the line of the lock word;
         // meanwhile the control bytes the lookup reads first are fetched.
         let cell = self.cell(bits);
@@ -1120,15 +1143,16 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// record it points to: no lock, no write.
     #[inline(always)]
     fn hinted(&self, hash: u64, bits: usize, s: &str) -> Option<StringId> {
-        let (bias, loc) = self.hints.get(hash, bits)?;
-        // SAFETY: the hint cache gives only the locations of records
-        // `Arena::push` wrote in the arena of the string's shard, with the
-        // `block_bias` of their block that `publish_block` stored before
-        // the hint; arenas live as long as the table, and records never
-        // change once published. The `Acquire` load in `Hints::get` saw
-        // the `Release` store of a hint made after the record was written
-        // and its block's bias stored.
-        unsafe { Arena::id_if_biased(bias, loc, s.as_bytes()) }.map(StringId::from_u32)
+        confirm(self.hints.get(hash, bits), s)
+    }
+
+    /// The id of `s` from the other sets of its hint line, where a string
+    /// whose own set was full is hinted ([`Hints::get_in_line`]: the line
+    /// is in the L1 from the hinted lookup just before); the first step of
+    /// the locked paths, before the lock. No lock, no write.
+    #[inline(always)]
+    fn hinted_in_line(&self, hash: u64, bits: usize, s: &str) -> Option<StringId> {
+        confirm(self.hints.get_in_line(hash, bits), s)
     }
 
     /// The id of `s` if the table holds it. Never inserts.
@@ -1171,6 +1195,9 @@ impl<S: BuildHasher> SharedStringTable<S> {
     /// its shard's lock; out of line, as `intern_locked`.
     #[inline(never)]
     fn get_locked(&self, hash: u64, bits: usize, s: &str) -> Option<StringId> {
+        if let Some(id) = self.hinted_in_line(hash, bits, s) {
+            return Some(id);
+        }
         let shard = self.cell(bits).lock.lock();
         shard.find(hash, s).map(|f| StringId::from_u32(f.id()))
     }

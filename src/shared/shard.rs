@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hashbrown::HashTable;
 
-use super::hints::SET_SHIFT;
+use super::hints::{LINE_SHIFT, SET_SHIFT};
 use crate::arena::{Arena, Found};
 use crate::error::{Error, ErrorKind};
 use crate::table::{Slot, find_slot_with, hash_str, rehash, table_bytes_for};
@@ -40,7 +40,12 @@ use crate::table::{Slot, find_slot_with, hash_str, rehash, table_bytes_for};
 /// set), their four lowest bits whatever the mix left there and ignored
 /// by every use ([`shard_index`], the hint cache's set and block bias),
 /// so that a hinted lookup adds them to its level's address masked but
-/// not shifted (one instruction fewer per hinted lookup).
+/// not shifted (one instruction fewer per hinted lookup). Above those,
+/// two bits pick the hint set's place in its cache line, and the bits
+/// above them (the product's bits 42 and up) the shard, so that the four
+/// sets of a line are of one shard (`hints::Line`; until 2026-12-07 the
+/// shard was the product's bits 40 and up, where the measurements above
+/// were made).
 #[inline]
 pub(crate) fn hash_of<S: BuildHasher>(hasher: &S, s: &str) -> (u64, usize) {
     let h = hash_str(hasher, s);
@@ -54,7 +59,7 @@ pub(crate) fn hash_of<S: BuildHasher>(hasher: &S, s: &str) -> (u64, usize) {
 /// of `shard_mask + 1` shards.
 #[inline(always)]
 pub(crate) fn shard_index(bits: usize, shard_mask: usize) -> usize {
-    (bits >> SET_SHIFT) & shard_mask
+    (bits >> (SET_SHIFT + LINE_SHIFT)) & shard_mask
 }
 
 /// The address of `table`'s control bytes as derived from full bucket `i`
