@@ -50,6 +50,9 @@
 //!   100k strings) into a fresh table (an intern); also for the
 //!   concurrent tables used from one thread, `strtab-shared`
 //!   (`SharedStringTable`) and `lasso-threaded` (`ThreadedRodeo`);
+//!   `thread-stream-warm`: the same stream into a table that already
+//!   holds it (it was interned into a fresh table first, not measured):
+//!   its hits alone (an intern);
 //! - `replay-wordpress-batch`, `replay-go-batch`, `replay-sim-batch`: the
 //!   same with one `intern_batch` per sample, and `replay-wordpress-loop`,
 //!   `replay-go-loop`, `replay-sim-loop`: the plain loop writing the same
@@ -63,7 +66,7 @@
 //!
 //! `STRTAB_STRINGS=FILE` runs the workloads built on the 100k unique
 //! strings (`stream`, `fill*`, `get-*`, `resolve`, `iterate`,
-//! `thread-stream`) on the distinct lines of `FILE` instead
+//! `thread-stream*`) on the distinct lines of `FILE` instead
 //! (`setup::input_strings`), such as a binary's symbol names; the
 //! `get-miss` lookups stay generated strings absent from them.
 //!
@@ -352,6 +355,13 @@ fn prepare<T: Interner + 'static>(workload: &str) -> (Prepared, usize) {
             Box::new(|| drop(black_box(workload_fresh::<T>(thread_stream())))),
             thread_stream().len(),
         ),
+        "thread-stream-warm" => {
+            let mut t: T = table_of(thread_stream());
+            (
+                Box::new(move || workload_intern(&mut t, thread_stream())),
+                thread_stream().len(),
+            )
+        }
         "fill" => (
             Box::new(|| drop(black_box(workload_fresh::<T>(unique())))),
             unique().len(),
