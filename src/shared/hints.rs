@@ -55,8 +55,9 @@
 //! starting with the old one's hints while entries were 8 bytes (with
 //! the 4-byte ones, the carry-over below is kept), switching levels
 //! earlier, and sending the strings a full set turns away on to other
-//! sets of their shard (in the same cache line or not: fewer locked
-//! hits, but every miss whose set is full then tests more sets).
+//! sets of their shard in other cache lines (fewer locked hits, but
+//! every miss whose set is full then tests another line; session 41).
+//! Since session 51 they go to the other sets of their own line, below.
 //!
 //! A string whose own set is full takes the first empty way of the
 //! other three sets of its line ([`Hints::put`]), where the locked path
@@ -64,18 +65,21 @@
 //! string's own set is full: a string is put in its own set while that
 //! has room, and ways are never emptied). The inlined hit still reads one
 //! set; the line is in the L1 from that read. With 100k strings in the
-//! last level's 128Ki entries (3.05 strings per set), a random 11% of
-//! the strings find their set full, 2.3% their line (Poisson): one
+//! last level's 128Ki entries (3.05 strings per set), 11% of uniformly
+//! hashed strings find no room in their set, 2.3% none in their line
+//! (Poisson): one
 //! thread of the concurrent benchmark's stream went to its shard's lock
-//! for 2.5k hits instead of 17k per 1M interns, and for about 7k instead
-//! of 31.7k when interning the stream into a table that already held it
-//! (a locked hit cost about 110 ns more than a hinted one on a 2-vCPU
-//! Intel Xeon VM: 3.1% of the interns forced to the lock took that
-//! stream 7% longer). Until 2026-12-07 a string's set was its only one
-//! (and the shard was the set's lowest bits, so that the sets of a line
-//! were of different shards); trying a second set in another cache line
-//! (session 41) cost a cache miss on every insertion whose set was full.
-//! Measured on `benches/concurrent.rs`, `benches/README.md` (session 51).
+//! for 3.0k hits instead of 16.5k per 1M interns (13.8k found in the
+//! line), and for 7.2k instead of 31.7k when interning the stream into a
+//! table that already held it (`profile thread-stream-warm`; a locked hit
+//! cost about 110 ns more than a hinted one on a 2-vCPU Intel Xeon VM:
+//! 3.1% of the interns forced to the lock took that stream 7% longer).
+//! The cost: the test of the own set and, when it is full, the three
+//! other sets' compares, on every call that misses the hint (callgrind,
+//! `thread-stream`: 177.4 -> 181.7 instructions per intern). Until
+//! 2026-12-07 a string's set was its only one (and the shard was the
+//! set's lowest bits, so that the sets of a line were of different
+//! shards). The measurements are in `benches/README.md` (session 51).
 //!
 //! An entry is only a hint: a reader compares the record's bytes with its
 //! string, so a stale, overwritten or colliding entry costs a fall-back to
