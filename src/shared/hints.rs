@@ -18,8 +18,9 @@
 //! lowest two bits pick the set within its cache line ([`Line`]) and the
 //! bits above them the shard: a level has at least four sets per shard,
 //! so every string of a line is of one shard, and an entry's location is
-//! read in the arena of the shard of the string looked up. Each shard publishes the bias (base address,
-//! offset by the block number) of each of its first blocks
+//! read in the arena of the shard of the string looked up. Each shard
+//! publishes the bias (base address, offset by the block number) of each
+//! of its first blocks
 //! ([`Hints::publish_block`], once per block, before any hint names it):
 //! the record is the bias plus the location. A hit so reads the entry,
 //! the block's bias (an array of 2 KiB per shard, whose used part stays
@@ -67,13 +68,13 @@
 //! set; the line is in the L1 from that read. With 100k strings in the
 //! last level's 128Ki entries (3.05 strings per set), 11% of uniformly
 //! hashed strings find no room in their set, 2.3% none in their line
-//! (Poisson): one
-//! thread of the concurrent benchmark's stream went to its shard's lock
-//! for 3.0k hits instead of 16.5k per 1M interns (13.8k found in the
-//! line), and for 7.2k instead of 31.7k when interning the stream into a
-//! table that already held it (`profile thread-stream-warm`; a locked hit
-//! cost about 110 ns more than a hinted one on a 2-vCPU Intel Xeon VM:
-//! 3.1% of the interns forced to the lock took that stream 7% longer).
+//! (Poisson): one thread of the concurrent benchmark's stream went to
+//! its shard's lock for 3.0k hits instead of 16.5k per 1M interns (13.8k
+//! found in the line), and for 7.2k instead of 31.7k when interning the
+//! stream into a table that already held it (`profile
+//! thread-stream-warm`; a locked hit cost about 110 ns more than a hinted
+//! one on a 2-vCPU Intel Xeon VM: 3.1% of the interns forced to the lock
+//! took that stream 7% longer).
 //! The cost: the test of the own set and, when it is full, the three
 //! other sets' compares, on every call that misses the hint (callgrind,
 //! `thread-stream`: 177.4 -> 181.7 instructions per intern). Until
@@ -452,9 +453,9 @@ impl Hints {
     ///
     /// `base` must be `NO_LEVEL` (its header holds 0 and it has two lines
     /// of sets) or a level `install` made: a leaked allocation of
-    /// `LINE_SETS + level_sets(k)`
-    /// sets whose first entry holds `(level_sets(k) - 1) << SET_SHIFT`,
-    /// freed only by `drop`, its header visible to this thread.
+    /// `LINE_SETS + level_sets(k)` sets whose first entry holds
+    /// `(level_sets(k) - 1) << SET_SHIFT`, freed only by `drop`, its
+    /// header visible to this thread.
     #[inline(always)]
     unsafe fn level_at(&self, base: *mut Set) -> Level<'_> {
         let base = base.cast_const();
@@ -547,8 +548,8 @@ impl Hints {
         // `shard_mask` (`shard_offset_mask` is `shard_mask << (SET_SHIFT +
         // LINE_SHIFT)`, and the size a multiple of `1 << (SET_SHIFT +
         // LINE_SHIFT)`, asserted below `BlockBases`): the start of one of
-        // them. `loc < 1 <<
-        // PAYLOAD_BITS` leaves `block` below `HINTED_BLOCKS`.
+        // them. `loc < 1 << PAYLOAD_BITS` leaves `block` below
+        // `HINTED_BLOCKS`.
         unsafe {
             let bases = &*self.bases.as_ptr().byte_add(offset);
             bases.0.get_unchecked(block)
@@ -645,16 +646,16 @@ impl Hints {
     /// highest installed below it) over to level `k`: each goes into the
     /// first empty way of its set there, else of the other sets of its
     /// line (as [`put`](Self::put) places it, but evicting none), which
-    /// needs the string's hash
-    /// again, `rehash(bias, loc)` of the record at location `loc` of a
-    /// block whose bias is `bias` (see [`get`](Self::get)). Any thread,
-    /// without the growth lock: other threads may be putting hints into
-    /// level `k` meanwhile (at worst one hint overwrites another), or even
-    /// have switched to a later level (then these hints only fill a level
-    /// no lookup reads). A hint whose new hash names another shard than
-    /// its set's (a user hasher that no longer hashes the string as it
-    /// did) is dropped, so every entry of a line stays a record of the
-    /// line's shard, which [`get`](Self::get)'s callers rely on.
+    /// needs the string's hash again, `rehash(bias, loc)` of the record at
+    /// location `loc` of a block whose bias is `bias` (see
+    /// [`get`](Self::get)). Any thread, without the growth lock: other
+    /// threads may be putting hints into level `k` meanwhile (at worst one
+    /// hint overwrites another), or even have switched to a later level
+    /// (then these hints only fill a level no lookup reads). A hint whose
+    /// new hash names another shard than its set's (a user hasher that no
+    /// longer hashes the string as it did) is dropped, so every entry of a
+    /// line stays a record of the line's shard, which
+    /// [`get`](Self::get)'s callers rely on.
     pub(crate) fn carry_over(&self, k: usize, rehash: impl Fn(*const u8, Loc) -> (u64, usize)) {
         let Some(new) = self.installed(k) else { return };
         let Some(old) = (0..k).rev().find_map(|j| self.installed(j)) else {
