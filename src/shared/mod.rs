@@ -273,15 +273,21 @@ fn confirm(found: Option<(*const u8, arena::Loc)>, s: &str) -> Option<StringId> 
 /// lock line and its current block. Where one intern in ten inserts,
 /// two threads then run no faster than one `StringTable` thread; per-
 /// thread tables, which share nothing until the merge, do not mind. One
-/// thread runs 1.17x `StringTable`'s instructions per intern on the
+/// thread runs 1.19x `StringTable`'s instructions per intern on the
 /// generated streams (callgrind, `benches/profile.rs thread-stream`:
-/// 179 against 153, lasso `ThreadedRodeo` 256): the insertions' locked
-/// path runs about 226 instructions of its own against 116 for
-/// `StringTable`'s insertion, and the hits a few more (the shard's block
-/// bias). The two atomic read-modify-writes of an insertion (the shard
-/// lock and the id counter) cost a few percent on one thread: it ran 1-4%
-/// faster with them replaced by plain stores, which is only correct on
-/// one thread.
+/// 182 against 153, lasso `ThreadedRodeo` 256): the insertions' locked
+/// path runs about 240 instructions of its own against 116 for
+/// `StringTable`'s insertion (the hint line's lookup among them, 4 per
+/// intern, which spares 13.5k locked hits of the 1M interns), and the
+/// hits a few more (the shard's block bias). The two atomic
+/// read-modify-writes of an insertion (the shard lock and the id counter)
+/// cost a few percent on one thread: it ran 1-4% faster with them
+/// replaced by plain stores, which is only correct on one thread (about
+/// 14 ns an insertion on the Intel VM in session 51). Where the rest of
+/// the one-thread gap goes on that VM (`benches/README.md`, session 51):
+/// a hit costs about 5-10% more than `StringTable`'s, an insertion about
+/// 50-85 ns more (its hint lookup, the lock, the id, the index and the
+/// hint, where `StringTable`'s insertion is cheaper than its hit).
 ///
 /// Memory per string with two threads (`examples/shared_memory.rs`, 100k
 /// strings, six runs of 2026-12-05 on the Intel VM): `StringTable` 21.5
