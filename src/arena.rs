@@ -995,11 +995,11 @@ impl Arena {
     /// [`after_tag`](Self::after_tag) with `loc`'s block number,
     /// `loc >> LOCAL_BITS`, given: a caller that reads a location from
     /// memory (an id-index entry, a hash slot) reads its high half with a
-    /// load of its own ([`Entry::loc_and_block`]), one `movzx` instead of
+    /// load of its own ([`Slot::loc_and_block`]), one `movzx` instead of
     /// copying the location to a register and shifting it (`resolve` 50.1
     /// -> 49.1 instructions per string, `benches/README.md`).
     ///
-    /// [`Entry::loc_and_block`]: crate::store::Entry::loc_and_block
+    /// [`Slot::loc_and_block`]: crate::table::Slot::loc_and_block
     ///
     /// # Safety
     ///

@@ -134,7 +134,7 @@ impl Limits {
     /// hint cache's levels, the first 8 KiB, are left out while one would
     /// take more than half of what the cap leaves), so a cap at the floor
     /// makes a table that refuses every string with
-    /// [`ErrorKind::MemoryLimit`](crate::ErrorKind::MemoryLimit). (The
+    /// [`ErrorKind::MemoryLimit`]. (The
     /// thresholds are tested: `first_string_needs_what_the_docs_say`.)
     ///
     /// # Examples

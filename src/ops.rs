@@ -1051,7 +1051,7 @@ impl Resolver {
     /// `keep` (and `""`, always kept), in their old relative order,
     /// renumbered densely from 0, with the [`Remap`] from old ids to new
     /// ones: [`StringTable::compact`] for a frozen table, such as a
-    /// [`SharedStringTable`](crate::SharedStringTable)'s after
+    /// [`SharedStringTable`]'s after
     /// [`into_resolver`](crate::SharedStringTable::into_resolver). The new
     /// table has the default hasher and no limits.
     ///
@@ -1092,7 +1092,7 @@ impl Resolver {
     /// if the kept strings are more than one [`StringTable`] can hold
     /// ([`ErrorKind::CapacityOverflow`](crate::ErrorKind::CapacityOverflow):
     /// a shared table's shards can together hold more than
-    /// [`MAX_ARENA_BYTES`](crate::MAX_ARENA_BYTES)).
+    /// [`MAX_ARENA_BYTES`]).
     ///
     /// # Examples
     ///

@@ -8,7 +8,7 @@ use crate::id_index::short_word_base;
 pub(crate) use crate::id_index::{ENTRY_BYTES, Entry};
 
 /// Strings in id order: id `i`'s record is located by the `i`th entry of
-/// the arena's id index ([`IdIndex`]), five bytes per string. Id 0, `""`,
+/// the arena's id index ([`IdIndex`](crate::id_index::IdIndex)), five bytes per string. Id 0, `""`,
 /// is the arena's static empty record.
 ///
 /// The entries are the store's: [`str_of`](Self::str_of) trusts every

@@ -356,7 +356,7 @@ pub(crate) fn table_growth_bound(current_allocation: usize) -> usize {
 /// # Threads
 ///
 /// A `StringTable` is [`Send`] and [`Sync`] (with a hasher that is), and
-/// so is its [`Iter`](crate::Iter): hand it to an exporter thread, or
+/// so is its [`Iter`]: hand it to an exporter thread, or
 /// share it behind an [`RwLock`](std::sync::RwLock) so that readers
 /// resolve in parallel between one writer's batches. When several threads
 /// intern at once, [`SharedStringTable`](crate::SharedStringTable) takes
@@ -773,7 +773,7 @@ impl<S: BuildHasher> StringTable<S> {
     /// an error, with that error's message. Tables without [`Limits`] fail
     /// only when memory runs out or at the crate's fixed bounds (a string
     /// of 4 GiB or more, an arena past its 32,767 blocks, about 2 GiB, or
-    /// `u32::MAX` ids: see [`ErrorKind`](crate::ErrorKind)).
+    /// `u32::MAX` ids: see [`ErrorKind`]).
     ///
     /// # Examples
     ///

@@ -500,7 +500,7 @@ impl<S: BuildHasher> SharedBuilder<S> {
     /// pre-sizes nothing: the table is [`new`](SharedStringTable::new)'s.
     /// A hint of
     /// `u32::MAX` strings or more, which no table can number, is an error
-    /// ([`ErrorKind::IdsExhausted`](crate::ErrorKind::IdsExhausted) from
+    /// ([`ErrorKind::IdsExhausted`] from
     /// [`try_build`](Self::try_build), a panic from [`build`](Self::build)).
     ///
     /// # Examples
