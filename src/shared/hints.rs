@@ -214,6 +214,11 @@ const fn level_sets(k: usize) -> usize {
     level_len(k) / WAYS
 }
 
+/// Lines of level `k`'s allocation: its header line and its sets'.
+const fn level_lines(k: usize) -> usize {
+    1 + level_sets(k) / LINE_SETS
+}
+
 /// Heap bytes of the block biases of a table of `shards` shards.
 pub(crate) const fn bases_bytes(shards: usize) -> usize {
     shards * size_of::<BlockBases>()
@@ -221,7 +226,7 @@ pub(crate) const fn bases_bytes(shards: usize) -> usize {
 
 /// Heap bytes of level `k`: its sets and the header line.
 pub(crate) const fn level_bytes(k: usize) -> usize {
-    (LINE_SETS + level_sets(k)) * size_of::<Set>()
+    level_lines(k) * size_of::<Line>()
 }
 
 /// log2 of the bytes of a [`Set`]: the shard bits (`shard::hash_of`)
@@ -300,8 +305,8 @@ static NO_LEVEL: [Line; 2] = [Line::empty(), Line::empty()];
 
 /// The hint cache; see the module docs.
 pub(crate) struct Hints {
-    /// The levels' allocations (leaked `Box<[Line]>`s of `1 +
-    /// level_sets(k) / LINE_SETS` lines, as sets), or null.
+    /// The levels' allocations (leaked `Box<[Line]>`s of
+    /// `level_lines(k)` lines, as sets), or null.
     levels: [AtomicPtr<Set>; LEVELS],
     /// The level in use: one of `levels`, or [`NO_LEVEL`]. Its first line
     /// (the header) holds its set mask in its first entry, written before
@@ -397,6 +402,16 @@ impl<'a> Level<'a> {
     #[inline(always)]
     fn others_in_line(self, bits: usize) -> impl Iterator<Item = &'a Set> {
         (1..LINE_SETS).map(move |k| self.set(bits ^ (k << SET_SHIFT)))
+    }
+
+    /// Where a string of shard bits `bits` goes without evicting anyone:
+    /// its set's first empty way, else the first empty way of the other
+    /// sets of its line ([`Hints::put`], [`Hints::carry_over`]).
+    #[inline(always)]
+    fn empty_way_in_line(self, bits: usize) -> Option<&'a AtomicU32> {
+        self.set(bits)
+            .empty_way()
+            .or_else(|| self.others_in_line(bits).find_map(Set::empty_way))
     }
 
     /// Set `i` (below the level's sets) of the level, by number.
@@ -597,11 +612,9 @@ impl Hints {
             // written).
             return;
         }
-        let set = level.set(bits);
-        let way = set
-            .empty_way()
-            .or_else(|| level.others_in_line(bits).find_map(Set::empty_way))
-            .unwrap_or(&set.0[WAYS - 1]);
+        let way = level
+            .empty_way_in_line(bits)
+            .unwrap_or(&level.set(bits).0[WAYS - 1]);
         way.store(entry_of(hash, loc), Ordering::Release);
     }
 
@@ -631,7 +644,7 @@ impl Hints {
     /// [`carry_over`](Self::carry_over).
     pub(crate) fn install(&self, k: usize) -> Result<(), Error> {
         let sets = level_sets(k);
-        let level = zeroed_slice::<Line>(1 + sets / LINE_SETS)
+        let level = zeroed_slice::<Line>(level_lines(k))
             .ok_or_else(|| Error::new(ErrorKind::AllocFailed, level_bytes(k)))?;
         // The header: the set mask (of a set's byte offset), then padding.
         // Truncation impossible: a level has at most 2^15 sets.
@@ -682,11 +695,7 @@ impl Hints {
                 {
                     continue;
                 }
-                let way = new
-                    .set(bits)
-                    .empty_way()
-                    .or_else(|| new.others_in_line(bits).find_map(Set::empty_way));
-                if let Some(way) = way {
+                if let Some(way) = new.empty_way_in_line(bits) {
                     way.store(entry_of(hash, loc), Ordering::Release);
                 }
             }
@@ -709,12 +718,10 @@ impl Drop for Hints {
         for (k, level) in self.levels.iter_mut().enumerate() {
             let first = *level.get_mut();
             if !first.is_null() {
-                let slice = core::ptr::slice_from_raw_parts_mut(
-                    first.cast::<Line>(),
-                    1 + level_sets(k) / LINE_SETS,
-                );
+                let slice =
+                    core::ptr::slice_from_raw_parts_mut(first.cast::<Line>(), level_lines(k));
                 // SAFETY: `first` came from `Box::into_raw` of a boxed
-                // slice of exactly `1 + level_sets(k) / LINE_SETS` lines
+                // slice of exactly `level_lines(k)` lines
                 // (`install`), and is freed only here, once.
                 drop(unsafe { Box::from_raw(slice) });
             }
