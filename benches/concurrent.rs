@@ -74,6 +74,11 @@
 //! figure closer to what the code costs. Either way the time includes
 //! what contention costs while running (lock-word and cache-line
 //! transfers, spinning), not time asleep on a futex.
+//!
+//! Allocator: on glibc the bench fixes `malloc`'s mapping and trimming
+//! thresholds before anything runs (`steady_allocator`;
+//! `STRTAB_MALLOC=default` leaves glibc's dynamic ones), so that a row's
+//! time does not depend on which rows ran before it.
 
 use std::hint::black_box;
 use std::sync::Mutex;
@@ -758,7 +763,42 @@ fn all(c: &mut Criterion) {
 
 criterion_group!(benches, all);
 
+/// glibc's thresholds above which `malloc` maps fresh pages and `free`
+/// returns memory to the system, fixed at 32 MiB and 64 MiB
+/// (`mallopt`), unless `STRTAB_MALLOC=default`: every row then runs in
+/// the steady state of a profiler that has made and dropped tables
+/// before, whichever rows run before it. By default glibc raises the
+/// first threshold to the size of the largest mapped block freed so far,
+/// so the rows that ran earlier decided whether `StringTable`'s
+/// allocations of a few hundred KiB and more (its hash table, arena
+/// chunks and id index) were mapped, faulted in and zeroed afresh on
+/// every run: with only the three rows of issue 10's targets it took
+/// 41-42 ms on the generated stream, with every row 36-37 ms (those that
+/// free larger blocks had raised the threshold), while the shared table,
+/// whose allocations are smaller, took 46-48 ms either way; its
+/// one-thread ratio read 1.14x-1.24x or 1.24x-1.27x depending on the rows
+/// chosen. Fixed here (or with `GLIBC_TUNABLES`), every row set gives
+/// `StringTable` 36-38 ms (`benches/README.md`, session 52).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+fn steady_allocator() {
+    if std::env::var_os("STRTAB_MALLOC").is_some_and(|v| v == "default") {
+        return;
+    }
+    // SAFETY: `mallopt` only sets glibc's parameters; called on the main
+    // thread before any worker exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
+    }
+}
+
+/// Other allocators keep their own policies.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn steady_allocator() {}
+
 fn main() {
+    steady_allocator();
     match std::env::var("STRTAB_ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
