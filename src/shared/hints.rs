@@ -26,10 +26,11 @@
 //! the block's bias (an array of 2 KiB per shard, whose used part stays
 //! in L1; the arrays staggered across the L1's sets, see [`BlockBases`]),
 //! then the record, which holds the string and its id: two loads that can
-//! miss, as a `StringTable` hit (the hash slot, then the record). A
-//! level's set mask sits in its header and a static empty level stands in
-//! before the first, so a lookup loads the level pointer, the mask and
-//! the set, with no null test. The four ways are compared without a
+//! miss, as a `StringTable` hit (the hash slot, then the record). The
+//! set mask of the level in use sits beside its pointer, and a static
+//! empty level stands in before the first, so a lookup loads the pointer
+//! and the mask side by side, then the set, with no null test (see
+//! [`Hints::level`]). The four ways are compared without a
 //! branch per way (the smallest entry xor the tag, see [`Hints::get`]).
 //!
 //! History (the measurements are in `benches/README.md`): until
@@ -119,7 +120,7 @@
 //! is simply not added: the cache only speeds up hits, and the strings
 //! need the room more.
 
-use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 
 use super::shard::shard_index;
 use super::zeroed::{Zeroable, zeroed_slice};
@@ -312,6 +313,9 @@ pub(crate) struct Hints {
     /// (the header) holds its set mask in its first entry, written before
     /// the level is published here.
     current: AtomicPtr<Set>,
+    /// The set mask of the level in use (a copy of its header's), stored
+    /// after `current`: see [`level`](Self::level).
+    current_mask: AtomicUsize,
     /// Per shard, the biases of its first [`HINTED_BLOCKS`] blocks.
     bases: Box<[BlockBases]>,
     /// Shards minus 1.
@@ -376,7 +380,9 @@ struct Level<'a> {
     /// The level's first set (of its header line).
     base: *const Set,
     /// Sets minus 1, shifted left by [`SET_SHIFT`]: the mask of a set's
-    /// byte offset (0 for [`NO_LEVEL`]).
+    /// byte offset (0 for [`NO_LEVEL`]), or, read by [`Hints::level`]
+    /// while another thread switches levels, the mask of an earlier
+    /// level (smaller, so still inside this one).
     mask: usize,
     _hints: core::marker::PhantomData<&'a Hints>,
 }
@@ -389,8 +395,9 @@ impl<'a> Level<'a> {
     fn set(self, bits: usize) -> &'a Set {
         let offset = bits & self.mask;
         // SAFETY: `base` is a level of `LINE_SETS + sets` sets, `mask`
-        // being `(sets - 1) << SET_SHIFT` (see `Hints::level_at`;
-        // `NO_LEVEL`: `2 * LINE_SETS` sets, mask 0), and `offset` a
+        // being at most `(sets - 1) << SET_SHIFT` (see `Hints::level_at`
+        // and `Hints::level`; `NO_LEVEL`: `2 * LINE_SETS` sets, mask 0),
+        // and `offset` a
         // multiple of `1 << SET_SHIFT`, the size of a set, at most `mask`:
         // set `LINE_SETS + offset / 16` is inside the level. It lives as
         // long as `Hints` (levels are freed only by its `drop`, `NO_LEVEL`
@@ -435,6 +442,7 @@ impl Hints {
         Ok(Hints {
             levels: core::array::from_fn(|_| AtomicPtr::new(core::ptr::null_mut())),
             current: AtomicPtr::new(NO_LEVEL.as_ptr().cast::<Set>().cast_mut()),
+            current_mask: AtomicUsize::new(0),
             bases,
             shard_mask: shards - 1,
             shard_offset_mask: (shards - 1) << (SET_SHIFT + LINE_SHIFT),
@@ -444,13 +452,32 @@ impl Hints {
         })
     }
 
-    /// The level in use.
+    /// The level in use: its pointer and set mask, loaded side by side.
+    ///
+    /// `install` stores a new level's pointer, then its mask, and levels
+    /// only grow, so the mask loaded here (first, with `Acquire`) is that
+    /// of the level loaded after it or of an earlier, smaller level: never
+    /// larger than the level's own, so every set it selects is inside the
+    /// level (checked by loom, `mask_never_outgrows_its_level`). A smaller
+    /// mask, read while another thread switches levels, selects another
+    /// set of the same shard (a level has at least a line of sets per
+    /// shard, so the mask keeps the shard bits): a lookup then misses and
+    /// takes the locked path, and a hint put there is one no lookup finds,
+    /// never a wrong id. Until 2026-12-07 the mask was read from the
+    /// level's header, a load that waited for the pointer's: one thread
+    /// of the concurrent stream took 1.24x `StringTable`'s time instead of
+    /// 1.28x (five alternated runs of `profile rounds 11 thread-stream`,
+    /// each build ahead in all five pairs; the warm stream unchanged,
+    /// `benches/README.md`, session 52).
     #[inline(always)]
     fn level(&self) -> Level<'_> {
-        // SAFETY: `current` is `NO_LEVEL` or was set (with `Release`, which
-        // this `Acquire` load pairs with) after `install` wrote the
-        // level's header.
-        unsafe { self.level_at(self.current.load(Ordering::Acquire)) }
+        let mask = self.current_mask.load(Ordering::Acquire);
+        let base = self.current.load(Ordering::Acquire).cast_const();
+        Level {
+            base,
+            mask,
+            _hints: core::marker::PhantomData,
+        }
     }
 
     /// Level `j`, if it is installed.
@@ -652,6 +679,8 @@ impl Hints {
         let first = Box::into_raw(level).cast::<Set>();
         self.levels[k].store(first, Ordering::Release);
         self.current.store(first, Ordering::Release);
+        self.current_mask
+            .store((sets - 1) << SET_SHIFT, Ordering::Release);
         Ok(())
     }
 
@@ -810,6 +839,46 @@ mod loom_tests {
             writer.join().unwrap();
             finder.join().unwrap();
             reader.join().unwrap();
+        });
+    }
+
+    /// `Hints::level`: one thread installs two levels in turn (the
+    /// header's mask, then the pointer, then the mask beside it, as
+    /// `install`); a reader that loads the mask, then the pointer, never
+    /// gets a mask larger than that level's header holds.
+    #[test]
+    fn mask_never_outgrows_its_level() {
+        use loom::sync::atomic::AtomicUsize;
+        loom::model(|| {
+            // Level 0 is the static empty one, mask 0.
+            let levels: &'static [AtomicUsize; 3] = Box::leak(Box::new([
+                AtomicUsize::new(0),
+                AtomicUsize::new(0),
+                AtomicUsize::new(0),
+            ]));
+            let current = Arc::new(AtomicPtr::new(
+                (&levels[0] as *const AtomicUsize).cast_mut(),
+            ));
+            let mask = Arc::new(AtomicUsize::new(0));
+            let installer = {
+                let (current, mask) = (current.clone(), mask.clone());
+                thread::spawn(move || {
+                    for (k, m) in [(1, 0x30), (2, 0xF0)] {
+                        levels[k].store(m, Ordering::Relaxed);
+                        current.store(
+                            (&levels[k] as *const AtomicUsize).cast_mut(),
+                            Ordering::Release,
+                        );
+                        mask.store(m, Ordering::Release);
+                    }
+                })
+            };
+            let m = mask.load(Ordering::Acquire);
+            let level = current.load(Ordering::Acquire);
+            // SAFETY: `current` holds one of the leaked `levels`.
+            let header = unsafe { &*level }.load(Ordering::Relaxed);
+            assert!(m <= header, "mask {m:#x} beyond its level's {header:#x}");
+            installer.join().unwrap();
         });
     }
 }
