@@ -206,6 +206,21 @@ const fn level_len(k: usize) -> usize {
 /// runs; the Go profile 1.167x against 1.175x). The memory is the same at
 /// 100k strings (the last level is never left); the full cache (680 KiB)
 /// arrives at 16Ki strings either way.
+///
+/// Measured again on a 2-vCPU Intel Xeon host (2026-12-07, one thread of
+/// the concurrent stream, `profile rounds 9 thread-stream`, builds
+/// alternated; `benches/README.md`, session 52): a quarter for every level
+/// 1.18x-1.24x `StringTable`'s time against 1.22x-1.28x at half, but
+/// 1.203x-1.244x against 1.185x-1.230x in the concurrent benchmark, for
+/// the full cache from 8Ki strings and the small profiles' levels spread
+/// over more of the L1 (above); three quarters 1.25x-1.30x; a quarter
+/// for the 32K level only no different from half. Nor did a level of 64Ki
+/// entries between the 32Ki and 128Ki ones pay: with 30k strings its hits
+/// took 1.04x-1.06x `StringTable`'s time instead of 1.11x-1.12x (the
+/// 512 KiB level is twice what 30k strings need, and misses the L2 more
+/// often), but carrying 32Ki strings over to the last level doubled the
+/// carry-over's instructions (2.5M -> 6.3M), and the whole stream took
+/// 1.21x-1.30x instead of 1.19x-1.25x.
 pub(crate) const fn level_fill(k: usize) -> usize {
     level_len(k) / 2
 }
