@@ -422,11 +422,10 @@ impl<'a> Level<'a> {
         // SAFETY: `base` is a level of `LINE_SETS + sets` sets, `mask`
         // being at most `(sets - 1) << SET_SHIFT` (see `Hints::level_at`
         // and `Hints::level`; `NO_LEVEL`: `2 * LINE_SETS` sets, mask 0),
-        // and `offset` a
-        // multiple of `1 << SET_SHIFT`, the size of a set, at most `mask`:
-        // set `LINE_SETS + offset / 16` is inside the level. It lives as
-        // long as `Hints` (levels are freed only by its `drop`, `NO_LEVEL`
-        // never).
+        // and `offset` a multiple of `1 << SET_SHIFT`, the size of a set,
+        // at most `mask`: set `LINE_SETS + offset / 16` is inside the
+        // level. It lives as long as `Hints` (levels are freed only by its
+        // `drop`, `NO_LEVEL` never).
         unsafe { &*self.base.add(LINE_SETS).byte_add(offset) }
     }
 
