@@ -775,7 +775,7 @@ criterion_group!(benches, all);
 /// every run: with only the three rows of issue 10's targets it took
 /// 41-42 ms on the generated stream, with every row 36-37 ms (those that
 /// free larger blocks had raised the threshold), while the shared table,
-/// whose allocations are smaller, took 46-48 ms either way; its
+/// whose allocations are mostly smaller, took 46-48 ms either way; its
 /// one-thread ratio read 1.14x-1.24x or 1.24x-1.27x depending on the rows
 /// chosen. Fixed here (or with `GLIBC_TUNABLES`), every row set gives
 /// `StringTable` 36-38 ms (`benches/README.md`, session 52).
