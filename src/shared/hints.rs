@@ -255,6 +255,16 @@ pub(crate) const SET_SHIFT: u32 = 4;
 /// record's location in its shard's arena, complemented, in its low
 /// [`PAYLOAD_BITS`] bits under an 8-bit tag ([`entry_of`]), or
 /// 0 (empty).
+///
+/// A set's filled ways are always its first ones: every writer
+/// ([`Hints::put`], [`Hints::carry_over`]) stores into the first way it
+/// saw empty, or into the last way of a set it saw full, and no way is
+/// ever emptied, so a way is written only once every way before it holds
+/// an entry. So the last way alone says whether a set is full, and the
+/// number of filled ways is the first empty one. (A reader on a weakly
+/// ordered machine may see a later way filled before an earlier one: it
+/// then overwrites a hint or looks in the line's other sets for nothing,
+/// which only costs a hint, as every stale hint does.)
 #[repr(C, align(16))]
 struct Set([AtomicU32; WAYS]);
 
@@ -280,27 +290,34 @@ impl Set {
         x(0).min(x(1)).min(x(2).min(x(3)))
     }
 
-    /// Whether every way holds an entry (no branch per way).
+    /// Whether every way holds an entry: whether the last one does (the
+    /// ways fill in order, see [`Set`]). Until 2026-12-07 the four ways'
+    /// minimum: one load instead of four, and 1.8M fewer instructions
+    /// (of 183.9M) on one thread of the concurrent stream, with the count
+    /// in [`empty_way`](Self::empty_way) (`benches/README.md`, session
+    /// 53).
     #[inline(always)]
     fn is_full(&self) -> bool {
-        let e = |w: usize| self.0[w].load(Ordering::Relaxed);
-        e(0).min(e(1)).min(e(2).min(e(3))) != 0
+        self.0[WAYS - 1].load(Ordering::Relaxed) != 0
     }
 
-    /// The set's first empty way, chosen without a branch per way: which
-    /// way is the first empty one is as good as random. With a test per
-    /// way (until 2026-12-07) callgrind's branch simulation counted 83k
-    /// mispredictions in those tests for the 100k insertions of the
-    /// concurrent stream (one thread; 1.14M -> 1.09M in all), and
+    /// The set's first empty way, the number of its filled ways (they
+    /// are its first ones, see [`Set`]), counted without a branch per
+    /// way: which way is the first empty one is as good as random. With a
+    /// test per way (until 2026-12-07) callgrind's branch simulation
+    /// counted 83k mispredictions in those tests for the 100k insertions
+    /// of the concurrent stream (one thread; 1.14M -> 1.09M in all), and
     /// `profile fill-hint` took 2.42x `StringTable`'s time instead of
     /// 2.30x (five alternated runs, each pair ahead;
-    /// `benches/README.md`, session 52).
+    /// `benches/README.md`, session 52). Then, until the count, a mask of
+    /// the empty ways and its lowest bit: 14.5 more instructions per
+    /// insertion with the four-load [`is_full`](Self::is_full).
     #[inline(always)]
     fn empty_way(&self) -> Option<&AtomicU32> {
-        let empty = (0..WAYS).fold(0u32, |m, w| {
-            m | u32::from(self.0[w].load(Ordering::Relaxed) == 0) << w
+        let filled = (0..WAYS).fold(0usize, |n, w| {
+            n + usize::from(self.0[w].load(Ordering::Relaxed) != 0)
         });
-        (empty != 0).then(|| &self.0[empty.trailing_zeros() as usize])
+        self.0.get(filled)
     }
 }
 
@@ -969,5 +986,53 @@ mod tests {
         assert_eq!(hints.get(hash(17), bits).map(|(_, l)| l), Some(27));
         assert_eq!(hints.get(hash(4), bits), None);
         assert_eq!(hints.get_in_line(hash(4), bits), None);
+    }
+
+    /// Whether every set of level `k` holds its entries in its first ways
+    /// (what `Set::is_full` and `Set::empty_way` rely on).
+    fn filled_ways_lead(hints: &Hints, k: usize) -> bool {
+        let level = hints.installed(k).unwrap();
+        (0..=level.mask >> SET_SHIFT).all(|i| {
+            let filled: Vec<bool> = level
+                .set_at(i)
+                .0
+                .iter()
+                .map(|e| e.load(Ordering::Relaxed) != 0)
+                .collect();
+            filled.windows(2).all(|w| w[0] || !w[1])
+        })
+    }
+
+    /// Puts of many strings into a small level (sets filling, lending
+    /// ways in their line, evicting), then a carry-over into the next
+    /// level: the filled ways of every set stay its first ones, and every
+    /// full set's last way is taken.
+    #[test]
+    fn sets_fill_in_way_order() {
+        let hints = Hints::new(2).unwrap();
+        hints.install(0).unwrap();
+        let mut x = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut strings = std::collections::HashMap::new();
+        for loc in 1..3 * level_len(0) as Loc {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let bits = (x >> 20) as usize & !((1 << SET_SHIFT) - 1);
+            hints.put(x, bits, loc);
+            strings.insert(loc, (x, bits));
+            if loc % 512 == 0 {
+                assert!(filled_ways_lead(&hints, 0), "after {loc} puts");
+            }
+        }
+        assert!(filled_ways_lead(&hints, 0));
+        hints.install(1).unwrap();
+        hints.carry_over(1, |_, loc| strings[&loc]);
+        assert!(filled_ways_lead(&hints, 1));
+        let carried = (0..level_sets(1))
+            .map(|i| hints.installed(1).unwrap().set_at(i))
+            .flat_map(|set| &set.0)
+            .filter(|e| e.load(Ordering::Relaxed) != 0)
+            .count();
+        assert!(carried > level_len(0) / 2, "{carried} hints carried over");
     }
 }
