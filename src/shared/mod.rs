@@ -1226,35 +1226,44 @@ impl<S: BuildHasher> SharedStringTable<S> {
         // arena's current block. Then nothing can fail once the id is
         // taken, so it is reserved and assigned in one step and the record
         // is written with it (an inlined in-place push, no call).
+        let mut assigned = None;
         let in_place = if shard.table.len() < shard.table.capacity() {
             let (value, marker) = shard.split();
-            value.arena.push_in_place_with::<false, _>(s, || {
-                self.index.reserve_assign(max, |k| {
+            value.arena.push_in_place_with::<false, Error>(s, || {
+                let a = self.index.reserve_assign(max, |k| {
                     marker.mark_slow();
                     self.install_segment(k)
-                })
+                })?;
+                let id = a.id;
+                assigned = Some(a);
+                Ok(id)
             })
         } else {
             None
         };
-        let (id, loc) = if let Some(pushed) = in_place {
-            let (id, loc, _) = pushed?;
+        let (id, loc, record) = if let Some(pushed) = in_place {
+            let pushed = pushed?;
             // The shard's current block, whose first record came through
             // the branch below (a new block never takes a record in
             // place, also after `Arena::spill`), which published it.
-            debug_assert!(self.hints.is_published(bits, loc));
-            (id, loc)
+            debug_assert!(self.hints.is_published(bits, pushed.loc));
+            (pushed.id, pushed.loc, pushed.record)
         } else {
-            self.insert_slow(shard, bits, s, max)?
+            let (id, loc) = self.insert_slow(shard, bits, s, max)?;
+            // SAFETY: `loc` is the location the shard's arena just
+            // returned for `s` (`insert_slow`'s push).
+            (id, loc, unsafe { shard.arena.record_addr(loc) })
         };
         let Shard { arena, table } = &mut **shard;
-        // SAFETY: `loc` is the location the shard's arena just returned
-        // for `s` (in place, or from `insert_slow`'s push).
-        let record = unsafe { arena.record_addr(loc) };
+        // SAFETY: as above, a location the arena just returned.
+        debug_assert_eq!(record, unsafe { arena.record_addr(loc) });
         // This shard's next record comes several insertions later, when
         // its line may have left the L1.
         Arena::prefetch_after(record, s.len());
-        self.index.publish(id, record);
+        match assigned {
+            Some(a) => self.index.publish_assigned(a, record),
+            None => self.index.publish(id, record),
+        }
         let hash_slot = |e: &Slot| {
             // SAFETY: the shard table's slots hold locations its arena's
             // `push` returned (a shard arena is never cleared).
