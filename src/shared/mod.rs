@@ -95,7 +95,8 @@ fn resolve(index: &Index, i: usize) -> Option<&str> {
     }
     let p = index.get(i)?;
     // SAFETY: every address published in an index is `record_addr` of a
-    // location that `Arena::push` returned (not location 0) in one of the
+    // location that `Arena::push` returned (not location 0), or the same
+    // address as `push_in_place_with` hands it back, in one of the
     // arenas owned alongside the index (by the same `SharedStringTable`,
     // then the same `Frozen`), which are never cleared and outlive every
     // borrow of the index; the `Acquire` load in `Index::get` saw the
