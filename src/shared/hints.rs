@@ -1005,8 +1005,8 @@ mod tests {
 
     /// Puts of many strings into a small level (sets filling, lending
     /// ways in their line, evicting), then a carry-over into the next
-    /// level: the filled ways of every set stay its first ones, and every
-    /// full set's last way is taken.
+    /// level: the filled ways of every set stay its first ones, and the
+    /// carry-over keeps most of the hints.
     #[test]
     fn sets_fill_in_way_order() {
         let hints = Hints::new(2).unwrap();

@@ -181,16 +181,17 @@ impl Index {
     /// cannot fail once it has its id; `install` as for
     /// [`reserve`](Self::reserve).
     ///
+    /// The id comes with its entry when `take` already located it: when
+    /// no other reservation was pending, the id is the reserved count
+    /// whose segment `take` checked, so
+    /// [`publish_assigned`](Self::publish_assigned) stores without
+    /// locating it again (callgrind, one thread of the concurrent stream:
+    /// 181.55M -> 181.10M instructions; `fill-hint` 4.2 fewer per
+    /// insertion; `benches/README.md`, session 53).
+    ///
     /// # Errors
     ///
     /// As [`reserve`](Self::reserve); nothing is reserved then.
-    ///
-    /// The id comes with its entry when `take` already located it: when
-    /// no other reservation was pending, the id is the reserved count
-    /// whose segment `take` checked, so [`publish_assigned`](Self::publish_assigned)
-    /// stores without locating it again (callgrind, one thread of the
-    /// concurrent stream: 181.55M -> 181.10M instructions; `fill-hint`
-    /// 4.2 fewer per insertion; `benches/README.md`, session 53).
     #[inline]
     pub(crate) fn reserve_assign(
         &self,
@@ -480,9 +481,8 @@ mod loom_tests {
 
         /// An insertion as the table's fast path makes it: the id first
         /// (reserved and assigned in one step), then the record, which
-        /// holds it, then the publication.
-        /// (Through the entry `reserve_assign` located when it has one,
-        /// as the table's fast path publishes.)
+        /// holds it, then the publication, through the entry
+        /// `reserve_assign` located when it came with one.
         fn intern_fast(&self, value: u8, max: usize) -> Option<u32> {
             let assigned = self
                 .index
