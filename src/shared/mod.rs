@@ -276,15 +276,19 @@ fn confirm(found: Option<(*const u8, arena::Loc)>, s: &str) -> Option<StringId> 
 /// thread tables, which share nothing until the merge, do not mind. One
 /// thread runs 1.19x `StringTable`'s instructions per intern on the
 /// generated streams (callgrind, `benches/profile.rs thread-stream`:
-/// 182 against 153, lasso `ThreadedRodeo` 256): the insertions' locked
-/// path runs about 240 instructions of its own against 116 for
-/// `StringTable`'s insertion (the hint line's lookup among them, 4 per
-/// intern, which spares 13.5k locked hits of the 1M interns), and the
-/// hits a few more (the shard's block bias). The two atomic
-/// read-modify-writes of an insertion (the shard lock and the id counter)
-/// cost a few percent on one thread: it ran 1-4% faster with them
-/// replaced by plain stores, which is only correct on one thread (about
-/// 14 ns an insertion on the Intel VM in session 51). Where the rest of
+/// 181 against 153, lasso `ThreadedRodeo` 256; session 53): the
+/// insertions' locked path runs about 270 instructions of its own
+/// (`fill-hint`) against 116 for `StringTable`'s insertion (its hash
+/// table lookup, which `StringTable` makes inline, the shard lock, the
+/// id's reservation and publication, the hint put; the hint line's
+/// lookup, 4 per intern, spares 13.5k locked hits of the 1M interns),
+/// and the hits about 4 more (the shard's block bias). On that VM the
+/// time follows the instructions. The two atomic read-modify-writes of
+/// an insertion (the shard lock and the id counter) cost a few percent
+/// on one thread: it ran 1-4% faster with them replaced by plain
+/// stores, which is only correct on one thread (about 14 ns an
+/// insertion on the Intel VM in session 51, 6 ns of `fill-hint`'s 50 in
+/// session 53). Where the rest of
 /// the one-thread gap goes on that VM (`benches/README.md`, session 51):
 /// a hit costs about 5-10% more than `StringTable`'s, an insertion about
 /// 50-85 ns more (its hint lookup, the lock, the id, the index and the
