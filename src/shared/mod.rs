@@ -289,8 +289,8 @@ fn confirm(found: Option<(*const u8, arena::Loc)>, s: &str) -> Option<StringId> 
 /// hit reads), and callgrind's cache simulation counts 10-11% more L2
 /// misses than `StringTable`'s on the generated and the symbol names'
 /// streams, none more on the hits alone (session 54). The two atomic
-/// read-modify-writes of
-/// an insertion (the shard lock and the id counter) cost a few percent
+/// read-modify-writes of an insertion (the shard lock and the id
+/// counter) cost a few percent
 /// on one thread: it ran 1-4% faster with them replaced by plain
 /// stores, which is only correct on one thread (about 14 ns an
 /// insertion on the Intel VM in session 51, 6 ns of `fill-hint`'s 50 in
