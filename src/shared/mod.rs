@@ -294,11 +294,17 @@ fn confirm(found: Option<(*const u8, arena::Loc)>, s: &str) -> Option<StringId> 
 /// on one thread: it ran 1-4% faster with them replaced by plain
 /// stores, which is only correct on one thread (about 14 ns an
 /// insertion on the Intel VM in session 51, 6 ns of `fill-hint`'s 50 in
-/// session 53). Where the rest of
-/// the one-thread gap goes on that VM (`benches/README.md`, session 51):
-/// a hit costs about 5-10% more than `StringTable`'s, an insertion about
-/// 50-85 ns more (its hint lookup, the lock, the id, the index and the
-/// hint, where `StringTable`'s insertion is cheaper than its hit).
+/// session 53). Sampled by time on that VM (`perf` with call chains,
+/// session 55), the locked path is the whole one-thread gap: the
+/// lookups and their compares took 5% less time than `StringTable`'s on
+/// the generated stream (a hit reads the hint set and the record, where
+/// `StringTable`'s reads the control bytes, the slot and the record) and
+/// as much on the symbol names, while each locked call (117k per 1M
+/// interns, 100k of them insertions) took about 67 ns against about 10
+/// for `StringTable`'s out-of-line insertion: a fifth of it the control
+/// bytes' miss under the lock, a fifth the two read-modify-writes, the
+/// rest the slot's miss, the record of a string found in the hint line
+/// (a hit's own miss) and the call's 250 or so instructions.
 ///
 /// Memory per string with two threads (`examples/shared_memory.rs`, 100k
 /// strings, six runs of 2026-12-05 on the Intel VM): `StringTable` 21.5
